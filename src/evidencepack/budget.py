@@ -1,0 +1,93 @@
+"""Budget: spend the retrieval budget on whole records, from rank 1 down.
+
+The window is not the budget: the system prompt, the question (with its framing) and the answer need room
+too, plus a safety margin for tokenizer drift and chat-template overhead. Records are never cut: a record
+that does not fit whole does not go in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .candidates import Candidate, Dropped
+from .errors import BudgetError
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How the context window is shared. All figures are tokens of the target model's tokenizer."""
+
+    context_window: int = 8192
+    output_reserve: int = 1024
+    safety_margin: int = 128
+    max_records: int | None = None
+    #: False (the default) stops at the first record that does not fit, so lower ranks never jump
+    #: ahead of a higher-ranked record; True lets smaller lower-ranked records use the room left.
+    fill_gaps: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("context_window", "output_reserve", "safety_margin"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise BudgetError(f"{name} must be a non-negative integer, got {value!r}")
+        if self.context_window == 0:
+            raise BudgetError("context_window must be positive")
+        if self.max_records is not None and (not isinstance(self.max_records, int) or self.max_records < 0):
+            raise BudgetError(f"max_records must be a non-negative integer, got {self.max_records!r}")
+
+    def retrieval_budget(self, system_tokens: int, question_tokens: int) -> int:
+        """What is left for sources once every reserve is taken; an error, never a negative number."""
+        reserved = system_tokens + question_tokens + self.output_reserve + self.safety_margin
+        if reserved > self.context_window:
+            raise BudgetError(
+                f"reserves ({system_tokens} system prompt + {question_tokens} question + "
+                f"{self.output_reserve} output + {self.safety_margin} safety margin = {reserved} tokens) "
+                f"exceed the context window of {self.context_window} tokens")
+        return self.context_window - reserved
+
+
+@dataclass(frozen=True)
+class Fill:
+    """The budget pass's result. `stopped_by` says why unconsumed candidates were not reached."""
+
+    selected: tuple[tuple[Candidate, int], ...]  # (candidate, block tokens), best-first
+    dropped: tuple[Dropped, ...]
+    used: int
+    stopped_by: str | None  # "over_budget" | "max_records" | None when every candidate was consumed
+
+
+def fill(
+    stream: Iterable[Candidate | Dropped],
+    *,
+    cost: Callable[[Candidate], int],
+    available: int,
+    max_records: int | None = None,
+    fill_gaps: bool = False,
+) -> Fill:
+    """Consume candidates best-first, pulling no more than needed. Drops from earlier passes found in
+    the stream (duplicates) are passed through, so the caller sees one ordered account."""
+    selected: list[tuple[Candidate, int]] = []
+    dropped: list[Dropped] = []
+    used = 0
+    for item in stream:
+        if isinstance(item, Dropped):
+            dropped.append(item)
+            continue
+        if max_records is not None and len(selected) >= max_records:
+            dropped.append(Dropped(item.id, "max_records", item.rank))
+            return Fill(tuple(selected), tuple(dropped), used, "max_records")
+        tokens = cost(item)
+        if tokens > available:
+            dropped.append(Dropped(item.id, "larger_than_budget", item.rank, tokens=tokens,
+                                   detail=f"{tokens} tokens > retrieval budget {available}"))
+            continue
+        if used + tokens > available:
+            dropped.append(Dropped(item.id, "over_budget", item.rank, tokens=tokens,
+                                   detail=f"{tokens} tokens, {available - used} left"))
+            if not fill_gaps:
+                return Fill(tuple(selected), tuple(dropped), used, "over_budget")
+            continue
+        selected.append((item, tokens))
+        used += tokens
+    return Fill(tuple(selected), tuple(dropped), used, None)

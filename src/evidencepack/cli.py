@@ -1,0 +1,169 @@
+"""The `evidencepack` command line: thin argument parsing around the library.
+
+User mistakes (bad records, unknown options, unreadable files) print one line to stderr and exit 2, with
+no traceback. Today's date is read here, once, when `--as-of` is not given; the library never reads a clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from . import __version__
+from .assemble import Assembly, assemble
+from .budget import Budget
+from .errors import EvidencepackError
+from .order import STRATEGIES
+from .records import SENSITIVITIES, load_jsonl, parse_jsonl_bytes
+from .render import FORMATS, MARKINGS, PROFILES
+from .render.prompts import CONFLICT_RULES
+
+
+class UsageError(EvidencepackError):
+    """A command-line mistake."""
+
+
+def _add_assembly_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--as-of", help="date at which validity is judged (YYYY-MM-DD; default: today)")
+    p.add_argument("--window", type=int, default=8192, help="context window in tokens (default 8192)")
+    p.add_argument("--output-reserve", type=int, default=1024, help="tokens kept for the answer (default 1024)")
+    p.add_argument("--safety-margin", type=int, default=128, help="tokens kept for drift (default 128)")
+    p.add_argument("--max-records", type=int, help="include at most this many records")
+    p.add_argument("--fill-gaps", action="store_true", help="let smaller lower-ranked records use room left")
+    p.add_argument("--order", choices=STRATEGIES, default="edges", help="seating of records (default edges)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="block format (default text)")
+    p.add_argument("--profile", default="policy",
+                   help=f"header fields: {', '.join(PROFILES)}, or a comma-separated list (default policy)")
+    p.add_argument("--clearance", choices=SENSITIVITIES, default="internal",
+                   help="highest sensitivity the caller may see (default internal)")
+    p.add_argument("--tokenizer", default=None,
+                   help="o200k_base (default), cl100k_base, a model name such as gpt-4o, or a tokenizer.json")
+    p.add_argument("--exclude-expired", action="store_true", help="drop expired records instead of labelling")
+    p.add_argument("--exclude-superseded", action="store_true", help="drop records whose authority is superseded")
+    p.add_argument("--conflict-policy", choices=tuple(CONFLICT_RULES), default="surface")
+    p.add_argument("--no-notice", action="store_true", help="do not put a conflict notice above the sources")
+    p.add_argument("--marking", choices=MARKINGS, default="none", help="spotlighting datamarking of record text")
+    p.add_argument("--injection-threshold", type=float,
+                   help="drop records whose injection score is above this (0-1); default: score only")
+
+
+def _assembly_kwargs(args: argparse.Namespace) -> dict:
+    profile: str | list[str] = args.profile
+    if args.profile not in PROFILES:
+        profile = [f.strip() for f in args.profile.split(",") if f.strip()]
+    return dict(
+        as_of=args.as_of or datetime.now().astimezone().date(),
+        budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
+                      safety_margin=args.safety_margin, max_records=args.max_records, fill_gaps=args.fill_gaps),
+        tokenizer=args.tokenizer, order=args.order, format=args.format, profile=profile,
+        clearance=args.clearance, exclude_expired=args.exclude_expired,
+        exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
+        conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
+    )
+
+
+def _read_records(path: str):
+    if path == "-":
+        return parse_jsonl_bytes(sys.stdin.buffer.read())
+    if not Path(path).is_file():
+        raise UsageError(f"records file not found: {path}")
+    return load_jsonl(path)
+
+
+def cmd_assemble(args: argparse.Namespace) -> int:
+    records = _read_records(args.records)
+    result = assemble(records, args.question, **_assembly_kwargs(args))
+    if args.json:
+        print(result.to_json(indent=2 if args.pretty else None))
+    else:
+        print(result.prompt)
+        if args.report:
+            print(file=sys.stderr)
+            print(report_table(result), file=sys.stderr)
+    return 0
+
+
+def report_table(result: Assembly) -> str:
+    """The report as a fixed-width table a person can read."""
+    status = {m.id: (m.status, m.authority) for m in result.manifest}
+    rows = [("rank", "id", "decision", "handle/reason", "pos", "tokens", "status", "authority")]
+    for o in result.report.records:
+        st, auth = status.get(o.id, ("", ""))
+        what = o.handle if o.decision == "included" else (
+            f"{o.reason} of {o.duplicate_of}" if o.duplicate_of else o.reason)
+        rows.append((str(o.rank), o.id, o.decision, what or "", str(o.position or ""),
+                     str(o.tokens or ""), st, auth))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    b = result.report.budget
+    lines.append("")
+    lines.append(f"budget: window {b['context_window']} = system {b['system_prompt']} + question {b['question']}"
+                 f" + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
+                 f"{b['retrieval_budget']}; used {b['used']}, left {b['left']}")
+    t = result.report.tokens
+    lines.append(f"source tokens: {t['blocks']} in blocks = {t['text']} text + {t['headers_and_delimiters']} "
+                 f"headers and delimiters; notice {t['notice']}; per field: "
+                 + ", ".join(f"{k} {v}" for k, v in t["fields"].items()))
+    return "\n".join(lines)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    print(run_demo(as_of=args.as_of))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evidencepack", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("assemble", help="compile ranked records (JSONL) into a prompt")
+    p.add_argument("records", help="JSONL file of records, one per line ('-' for stdin)")
+    p.add_argument("--question", "-q", required=True, help="the user's question")
+    _add_assembly_options(p)
+    p.add_argument("--json", action="store_true", help="print {prompt, messages, manifest, report} as JSON")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.add_argument("--report", action="store_true", help="also print the report table to stderr")
+    p.set_defaults(func=cmd_assemble)
+
+    p = sub.add_parser("demo", help="run the assembler on the bundled HR policy corpus")
+    p.add_argument("--as-of", default="2026-06-01", help="date at which validity is judged (default 2026-06-01)")
+    p.set_defaults(func=cmd_demo)
+
+    _add_later_commands(sub)
+    return parser
+
+
+def _add_later_commands(sub) -> None:
+    """Commands whose modules import lazily (validation, evaluation)."""
+    try:
+        from .citations import cli as citations_cli
+    except ImportError:  # pragma: no cover - during development only
+        return
+    citations_cli.add_parser(sub)
+    try:
+        from .eval import cli as eval_cli
+    except ImportError:  # pragma: no cover
+        return
+    eval_cli.add_parser(sub)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (EvidencepackError, ValueError, OSError) as err:
+        print(f"evidencepack: error: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

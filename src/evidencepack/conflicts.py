@@ -1,0 +1,97 @@
+"""Conflicts: known tensions the assembler can see before the model does.
+
+Records that answer the same question (same `topic`, or, for records without one, caller-supplied
+embeddings closer than a threshold) form a group. A group holding a current authoritative record beside
+expired, not-yet-valid, superseded or informal ones is a known tension. We report it, and can say so at the
+top of the sources, in facts from metadata only: which handle is what. We never guess the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._vectors import cosine
+from .candidates import Candidate
+from .render.fields import status_text
+
+
+@dataclass(frozen=True)
+class Conflict:
+    topic: str | None  # None for a group found by embeddings
+    current: tuple[str, ...]  # handles of current authoritative records
+    others: tuple[tuple[str, tuple[str, ...]], ...]  # (handle, reasons it is not the answer)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"topic": self.topic, "current": list(self.current),
+                "others": [{"handle": h, "reasons": list(r)} for h, r in self.others]}
+
+
+def weak_reasons(cand: Candidate) -> tuple[str, ...]:
+    """Why a record should not be the answer: its authority and its validity status, from metadata."""
+    reasons: list[str] = []
+    if cand.record.authority in ("informal", "superseded"):
+        reasons.append(cand.record.authority)
+    if cand.status != "current":
+        reasons.append(status_text(cand) or cand.status)
+    return tuple(reasons)
+
+
+def is_current_authoritative(cand: Candidate) -> bool:
+    return cand.record.authority == "authoritative" and cand.status == "current"
+
+
+def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_threshold: float | None = 0.9
+                   ) -> tuple[Conflict, ...]:
+    """Tensions among the records actually in the prompt, in order of first appearance."""
+    groups: dict[str, list[tuple[str, Candidate]]] = {}
+    loose: list[tuple[str, Candidate]] = []
+    for handle, cand in seated:
+        if cand.record.topic:
+            groups.setdefault(cand.record.topic, []).append((handle, cand))
+        elif cand.record.embedding is not None and embedding_threshold is not None:
+            loose.append((handle, cand))
+    found = [(topic, members) for topic, members in groups.items()]
+    found += [(None, members) for members in _cluster(loose, embedding_threshold or 1.0)]
+    conflicts = []
+    for topic, members in found:
+        current = tuple(h for h, c in members if is_current_authoritative(c))
+        others = tuple((h, weak_reasons(c)) for h, c in members if weak_reasons(c))
+        if current and others:
+            conflicts.append(Conflict(topic, current, others))
+    return tuple(conflicts)
+
+
+def _cluster(items: list[tuple[str, Candidate]], threshold: float) -> list[list[tuple[str, Candidate]]]:
+    """Single-link groups of records whose embeddings have cosine >= threshold."""
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            a, b = items[i][1].record.embedding, items[j][1].record.embedding
+            if a is not None and b is not None and len(a) == len(b) and cosine(a, b) >= threshold:
+                parent[root(j)] = root(i)
+    clusters: dict[int, list[tuple[str, Candidate]]] = {}
+    for i, item in enumerate(items):
+        clusters.setdefault(root(i), []).append(item)
+    return [members for members in clusters.values() if len(members) > 1]
+
+
+def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str]) -> str:
+    """A short notice for the top of the sources: facts from metadata, never an answer."""
+    if not conflicts:
+        return ""
+    lines = ["Notice: some sources below cover the same question but differ in authority or validity."]
+    for c in conflicts:
+        weak = "; ".join(f"{h} is {' and '.join(r)}" for h, r in c.others)
+        cur = ", ".join(c.current)
+        verb = "is" if len(c.current) == 1 else "are"
+        about = f" (topic: {topic_label[c.topic]})" if c.topic is not None else ""
+        lines.append(f"- {weak}; {cur} {verb} authoritative and current{about}.")
+    return "\n".join(lines)

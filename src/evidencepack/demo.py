@@ -1,0 +1,54 @@
+"""`evidencepack demo`: the PTO question from the bundled HR corpus, flattened and then structured."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from .assemble import assemble
+from .records import Record, parse_jsonl_bytes
+
+DEMO_TRAP = "pto-carryover"
+# A fixed, public key keeps the demo's output byte-identical across runs. Real deployments set their own
+# secret in $EVIDENCEPACK_BOUNDARY_KEY (or get a random per-process key).
+DEMO_KEY = b"evidencepack-demo-not-a-secret"
+
+
+def corpus() -> tuple[Record, ...]:
+    """The bundled HR policy corpus of a fictional 2,000-person company."""
+    return parse_jsonl_bytes(resources.files("evidencepack.data").joinpath("hr_corpus.jsonl").read_bytes())
+
+
+def traps() -> list[dict]:
+    raw = resources.files("evidencepack.data").joinpath("hr_traps.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def demo_records() -> tuple[list[Record], str]:
+    """What a retriever returned for the PTO question: the trap set's fixed ranking, plus a PDF copy of
+    the handbook page (a near-duplicate) and a confidential record the caller may not see."""
+    by_id = {r.id: r for r in corpus()}
+    trap = next(t for t in traps() if t["id"] == DEMO_TRAP)
+    ids = list(trap["records"])
+    extras = [i for i in by_id if i.startswith(trap["gold"]) and i != trap["gold"]]
+    extras += [next(r.id for r in by_id.values() if r.sensitivity == "confidential")]
+    ids[2:2] = extras
+    return [by_id[i] for i in ids], trap["question"]
+
+
+def run_demo(as_of: str = "2026-06-01") -> str:
+    from .cli import report_table
+
+    records, question = demo_records()
+    flat = assemble(records, question, as_of=as_of, format="flat", boundary_key=DEMO_KEY)
+    structured = assemble(records, question, as_of=as_of, boundary_key=DEMO_KEY)
+    rule = "=" * 100
+    return "\n".join([
+        rule, f"Question: {question}    (validity judged as of {as_of})", rule,
+        "", "1. FLATTENED: the failing pipeline (texts joined by newlines, no metadata)", "-" * 100,
+        flat.prompt, "", f"   {flat.report.budget['prompt_tokens']} prompt tokens", "",
+        "2. STRUCTURED: evidencepack (handles, metadata headers, instructions, conflict notice)", "-" * 100,
+        structured.prompt, "", "3. REPORT: every retrieved record, accounted once", "-" * 100,
+        report_table(structured), "",
+        "Conflicts found from metadata: " + json.dumps([c.to_dict() for c in structured.report.conflicts]),
+    ])

@@ -1,0 +1,46 @@
+"""Render: turn seated candidates into delimited, neutralised source blocks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..candidates import Candidate
+from .fields import PROFILES, field_value, resolve_profile, status_text
+from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
+from .neutralise import neutralise, neutralise_value
+
+MARKINGS: tuple[str, ...] = ("none", "datamark")
+
+__all__ = [
+    "DATAMARK", "FORMATS", "MARKINGS", "PROFILES", "Block", "Prepared", "header_segment", "neutralise",
+    "neutralise_value", "prepare", "read_blocks", "render_block", "resolve_profile", "status_text",
+]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A candidate's header fields and body, neutralised and ready for any handle."""
+
+    fields: tuple[tuple[str, str], ...]
+    body: str
+    neutralised: Counter[str] = field(default_factory=Counter)
+
+
+def prepare(cand: Candidate, profile: Sequence[str], *, boundary: str, prefix: str, marking: str = "none"
+            ) -> Prepared:
+    if marking not in MARKINGS:
+        raise ValueError(f"unknown marking {marking!r} (one of {', '.join(MARKINGS)})")
+    counts: Counter[str] = Counter()
+    fields = []
+    for name in profile:
+        raw = field_value(cand, name)
+        if raw is not None:
+            value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts)
+            if value:
+                fields.append((name, value))
+    body = neutralise(cand.record.text, boundary=boundary, handle_prefix=prefix, counts=counts)
+    if marking == "datamark":
+        body = datamark(body)
+    return Prepared(tuple(fields), body, counts)

@@ -1,0 +1,69 @@
+"""Field profiles: which metadata a block header carries.
+
+More fields per block is a longer prompt, and length itself costs attention, so a profile names only the
+fields that change the answer for a kind of corpus. `policy` is for corpora where guidance goes stale,
+`reference` for static corpora where nothing expires, `minimal` when only attribution matters. A custom
+profile is any list of field names, including keys of a record's `metadata`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from ..candidates import Candidate
+
+PROFILES: dict[str, tuple[str, ...]] = {
+    "policy": ("doc", "section", "date", "source_system", "authority", "status", "sensitivity"),
+    "reference": ("doc", "section", "date"),
+    "minimal": ("doc",),
+}
+#: How each field is labelled in a header (the text format writes `doc` and `section` its own way).
+LABELS = {"source_system": "source", "status": "validity"}
+
+
+def resolve_profile(profile: str | Sequence[str]) -> tuple[str, ...]:
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown field profile {profile!r} (one of {', '.join(PROFILES)}, "
+                             "or a list of field names)")
+        return PROFILES[profile]
+    fields = tuple(profile)
+    if not all(isinstance(f, str) and f for f in fields):
+        raise ValueError(f"a custom profile is a list of field names, got {profile!r}")
+    return fields
+
+
+def status_text(cand: Candidate) -> str | None:
+    """Validity as a status computed at `as_of`, not two raw dates the model must compare.
+    Records without a validity window carry no status: there is nothing to say."""
+    record = cand.record
+    if cand.status == "expired":
+        return f"EXPIRED since {record.valid_until.isoformat()}"  # type: ignore[union-attr]
+    if cand.status == "not_yet_valid":
+        return f"not valid until {record.valid_from.isoformat()}"  # type: ignore[union-attr]
+    if record.valid_from is None and record.valid_until is None:
+        return None
+    return "current"
+
+
+def field_value(cand: Candidate, name: str) -> str | None:
+    """The raw (not yet neutralised) value of one header field, or None when the record has none."""
+    record = cand.record
+    if name == "status":
+        return status_text(cand)
+    if name == "authority":
+        return None if record.authority == "unknown" else record.authority
+    if name in ("date", "valid_from", "valid_until"):
+        value = getattr(record, name)
+        return value.isoformat() if value is not None else None
+    if name in ("doc", "section", "url", "source_system", "topic", "sensitivity"):
+        return getattr(record, name)
+    key = name.removeprefix("metadata.")
+    if key not in record.metadata:
+        return None
+    value = record.metadata[key]
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True,
+                                                           default=str)

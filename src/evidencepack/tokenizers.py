@@ -1,0 +1,193 @@
+"""Tokenizers: count with the target model's real tokenizer, offline.
+
+tiktoken downloads its encoding files on first use, which fails on a machine without internet. evidencepack
+ships the two OpenAI encodings it supports (`o200k_base`, `cl100k_base`) as package data, byte-identical to
+the files OpenAI publishes (their SHA-256 is checked on load against the hashes tiktoken itself pins), and
+builds the tiktoken `Encoding` from them, so counts are tiktoken's own.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+from collections.abc import Callable, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from .errors import TokenizerError
+
+DEFAULT_TOKENIZER = "o200k_base"
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What the assembler needs from a tokenizer. `name` keys the count cache."""
+
+    name: str
+
+    def encode(self, text: str) -> Sequence[int]: ...
+
+    def count(self, text: str) -> int: ...
+
+
+# Published by OpenAI; pinned by tiktoken (tiktoken_ext/openai_public.py). Checked on every load.
+_ENCODINGS = {
+    "cl100k_base": {
+        "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "pat_str": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501
+        "special_tokens": {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                           "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
+    },
+    "o200k_base": {
+        "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "pat_str": "|".join([
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",  # noqa: E501
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",  # noqa: E501
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]),
+        "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    },
+}
+#: Model names mapped to their encoding, for `--tokenizer gpt-4o` and friends.
+_MODEL_ENCODINGS = {
+    "gpt-4o": "o200k_base", "gpt-4o-mini": "o200k_base", "gpt-4.1": "o200k_base", "o1": "o200k_base",
+    "o3": "o200k_base", "o4-mini": "o200k_base", "gpt-4": "cl100k_base", "gpt-3.5-turbo": "cl100k_base",
+    "text-embedding-3-small": "cl100k_base", "text-embedding-3-large": "cl100k_base",
+}
+
+
+class TiktokenTokenizer:
+    """An OpenAI BPE encoding. Special-token strings in text are counted as plain text, never as control."""
+
+    def __init__(self, encoding_name: str) -> None:
+        self.name = encoding_name
+        self._encoding = _load_encoding(encoding_name)
+
+    def encode(self, text: str) -> list[int]:
+        return self._encoding.encode_ordinary(text)
+
+    def count(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text))
+
+
+@cache
+def _load_encoding(name: str):  # -> tiktoken.Encoding
+    import tiktoken
+
+    spec = _ENCODINGS[name]
+    blob = gzip.decompress(resources.files("evidencepack.tokenizer_data").joinpath(f"{name}.tiktoken.gz")
+                           .read_bytes())
+    digest = hashlib.sha256(blob).hexdigest()
+    if digest != spec["sha256"]:
+        raise TokenizerError(f"bundled {name} file is corrupt (sha256 {digest})")
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in
+                                                                     blob.splitlines() if line)}
+    return tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=ranks,
+                             special_tokens=spec["special_tokens"])
+
+
+class HuggingFaceTokenizer:
+    """A Hugging Face `tokenizers` model read from a local `tokenizer.json` (extra: `evidencepack[hf]`)."""
+
+    def __init__(self, path: str | Path) -> None:
+        try:
+            from tokenizers import Tokenizer as HFTokenizer
+        except ImportError:
+            raise TokenizerError("reading tokenizer.json needs the `tokenizers` package: "
+                                 "pip install 'evidencepack[hf]'") from None
+        try:
+            self._tokenizer = HFTokenizer.from_file(str(path))
+        except Exception as err:  # the Rust side raises its own exception type
+            raise TokenizerError(f"cannot load tokenizer file {path}: {err}") from None
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+        self.name = f"hf:{Path(path).name}:{digest}"
+
+    def encode(self, text: str) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=False).ids
+
+    def count(self, text: str) -> int:
+        return len(self.encode(text))
+
+
+class CallableTokenizer:
+    """Wrap any `text -> token ids` (or `text -> count`) function, e.g. a provider's counting endpoint."""
+
+    def __init__(self, fn: Callable[[str], Sequence[int] | int], name: str) -> None:
+        self._fn = fn
+        self.name = name
+
+    def encode(self, text: str) -> Sequence[int]:
+        result = self._fn(text)
+        if isinstance(result, int):
+            raise TokenizerError(f"tokenizer {self.name!r} only counts; it cannot encode")
+        return result
+
+    def count(self, text: str) -> int:
+        result = self._fn(text)
+        return result if isinstance(result, int) else len(result)
+
+
+def get_tokenizer(spec: str | Tokenizer | None = None) -> Tokenizer:
+    """Resolve a tokenizer: an encoding (`o200k_base`), a model name (`gpt-4o`), a path to a
+    `tokenizer.json`, or a `Tokenizer` object (returned as is). `None` means `o200k_base`."""
+    if spec is None:
+        spec = DEFAULT_TOKENIZER
+    if not isinstance(spec, str):
+        if isinstance(spec, Tokenizer):
+            return spec
+        raise TokenizerError(f"not a tokenizer: {spec!r}")
+    name = _MODEL_ENCODINGS.get(spec, spec)
+    if name in _ENCODINGS:
+        return _cached_tiktoken(name)
+    if spec.endswith(".json") or Path(spec).is_file():
+        if not Path(spec).is_file():
+            raise TokenizerError(f"tokenizer file not found: {spec}")
+        return HuggingFaceTokenizer(spec)
+    known = ", ".join([*_ENCODINGS, *_MODEL_ENCODINGS])
+    raise TokenizerError(f"unknown tokenizer {spec!r}; use one of {known}, or a path to tokenizer.json")
+
+
+@cache
+def _cached_tiktoken(name: str) -> TiktokenTokenizer:
+    return TiktokenTokenizer(name)
+
+
+class CountCache:
+    """Token counts keyed by (tokenizer name, content hash): the same chunk recurs across requests.
+
+    Bounded; a plain dict with FIFO eviction keeps lookups cheap on the hot path.
+    """
+
+    def __init__(self, max_entries: int = 200_000) -> None:
+        self._counts: dict[tuple[str, bytes], int] = {}
+        self._max = max_entries
+        self.hits = 0
+        self.misses = 0
+
+    def count(self, tokenizer: Tokenizer, text: str) -> int:
+        key = (tokenizer.name, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+        found = self._counts.get(key)
+        if found is not None:
+            self.hits += 1
+            return found
+        self.misses += 1
+        n = tokenizer.count(text)
+        if len(self._counts) >= self._max:
+            self._counts.pop(next(iter(self._counts)))
+        self._counts[key] = n
+        return n
+
+    def clear(self) -> None:
+        self._counts.clear()
+        self.hits = self.misses = 0
+
+
+#: The process-wide cache `assemble` uses unless given another.
+DEFAULT_CACHE = CountCache()
