@@ -7,6 +7,7 @@ no traceback. Today's date is read here, once, when `--as-of` is not given; the 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -135,22 +136,52 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", default="2026-06-01", help="date at which validity is judged (default 2026-06-01)")
     p.set_defaults(func=cmd_demo)
 
-    _add_later_commands(sub)
+    p = sub.add_parser("validate", help="check an answer's citations against an assembly "
+                                          "(exit 0 valid, 1 not, 2 bad input)")
+    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
+    p.add_argument("answer", help="the model's answer as a text file ('-' for stdin)")
+    p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn",
+                   help="how to treat a stating sentence without a citation (default warn)")
+    p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error",
+                   help="how to treat a sentence resting only on stale or informal sources (default error)")
+    p.add_argument("--resolve", choices=("links", "footnotes"), help="also print the answer with citations resolved")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=cmd_validate)
+
+    try:  # TEMP until eval lands
+        from .eval.cli import add_parser as add_eval_parser
+
+        add_eval_parser(sub)
+    except ImportError:
+        pass
     return parser
 
 
-def _add_later_commands(sub) -> None:
-    """Commands whose modules import lazily (validation, evaluation)."""
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .citations import resolve, validate_citations
+
     try:
-        from .citations import cli as citations_cli
-    except ImportError:  # pragma: no cover - during development only
-        return
-    citations_cli.add_parser(sub)
-    try:
-        from .eval import cli as eval_cli
-    except ImportError:  # pragma: no cover
-        return
-    eval_cli.add_parser(sub)
+        assembly = json.loads(Path(args.assembly).read_text("utf-8"))
+    except json.JSONDecodeError as err:
+        raise UsageError(f"{args.assembly} is not JSON: {err.msg} (line {err.lineno})") from None
+    if not isinstance(assembly, dict):
+        raise UsageError(f"{args.assembly} is not an evidencepack assembly")
+    answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
+    verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only)
+    if args.json:
+        out = verdict.to_dict()
+        if args.resolve:
+            out["resolved"] = resolve(answer, assembly, style=args.resolve)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        print("valid" if verdict.valid else "INVALID", f"(coverage {verdict.coverage:.0%}, "
+              f"{len(verdict.citations)} citations, cited: {', '.join(verdict.cited_ids) or 'none'})")
+        for f in verdict.findings:
+            print(f"  {f.severity:5}  {f.kind:15}  {f.message}: {answer[f.start:f.end].strip()[:80]!r}")
+        if args.resolve:
+            print()
+            print(resolve(answer, assembly, style=args.resolve))
+    return 0 if verdict.valid else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
