@@ -157,6 +157,8 @@ def split_sentences(text: str) -> list[Sentence]:
                              line):
             before = line[: m.start()].split()
             word = before[-1].lower().strip("(\"'") if before else ""
+            if re.fullmatch(r"\s*\d{1,3}", line[start - line_start: m.start()]):
+                continue  # "1." opening a numbered list item
             if m.group(0).startswith(".") and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())):
                 continue
             end = line_start + m.end()

@@ -21,7 +21,7 @@ from ._vectors import cosine
 from .candidates import Candidate, Dropped
 
 #: Chosen by `tests/test_dedup.py::test_default_threshold_separates_labelled_pairs`: every labelled
-#: duplicate pair there scores >= 0.88 and every distinct pair <= 0.62.
+#: duplicate pair there scores >= 0.91 and every distinct pair <= 0.65.
 DEFAULT_THRESHOLD = 0.85
 EMBEDDING_CUTOFF = 0.95
 SHINGLE_SIZE = 5

@@ -3,8 +3,13 @@
 Retrieved text and metadata come from users, vendors and the web. Before they enter a block we defuse what
 a model or a chat template could read as structure: chat-template role markers, line-start role labels,
 our own delimiters and handles, invisible and direction-changing Unicode, and control characters. Defused
-text stays readable: a role marker `<|im_start|>` becomes `‹|im_start|›`, a forged handle `[S9]` becomes
-`{S9}`. Ordinary prose passes through unchanged. Every change is counted, per kind, for the report.
+text stays readable: a role marker `<|im_start|>` becomes `‹|im_start|›`, `[INST]` becomes `⁅INST⁆`, a
+line-start `System:` becomes `System꞉`, a forged handle `[S9]` becomes `{S9}`. Ordinary prose passes through
+unchanged. Every change is counted, per kind, for the report.
+
+Structure is matched on a folded view of the text (NFKC + casefold), so full-width, mathematical and other
+compatibility look-alikes are caught; the replacement is applied to the original span. Every defused form is
+chosen to be stable under NFKC, so folding the output (as some tokenizers do) cannot bring a marker back.
 """
 
 from __future__ import annotations
@@ -13,75 +18,120 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 
-# Invisible or direction-changing code points: zero-width, bidi controls, tag characters, soft hyphen.
+# Invisible or direction-changing code points: zero-width, bidi controls, tag characters, soft hyphen,
+# invisible operators, deprecated format controls, interlinear annotation, fillers, variation selectors of
+# the supplement block (used to smuggle bytes), combining grapheme joiner.
 _INVISIBLE = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u061c\ufeff\U000e0000-\U000e007f]"
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\u3164\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
+# Runs of basic variation selectors: one after a character is ordinary (emoji style), a run is a payload.
+_VS_RUN = re.compile("[\ufe00-\ufe0f]{2,}")
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\u0085\u000b\u000c]")
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-# Matched against a folded view (NFKC + casefold), so full-width and mathematical look-alikes and odd
-# spacing are caught too; the replacement is applied to the original span.
-_ROLE_MARKERS = re.compile(
-    r"<\s*\|\s*[^|<>\n]{1,40}?\s*\|\s*>"                      # ChatML, Llama 3, Phi: <|im_start|>, <|eot_id|>
-    r"|\[\s*/?\s*(?:inst|sys|system_prompt|avail_tools|tool_calls|tool_results)\s*\]"  # Llama 2, Mistral
+# Matched against the folded view (NFKC + casefold).
+_ROLE_MARKERS = (
+    r"<\s*\|\s*[^|<>\n]{1,40}?\s*\|\s*>"                      # ChatML, Llama 3, Phi, DeepSeek: <|im_start|>
+    r"|\[\s*/?\s*(?:inst|sys|system_prompt|available_tools|avail_tools|tool_calls|tool_results|img)\s*\]"
     r"|<<\s*/?\s*sys\s*>>"                                    # Llama 2 system block
-    r"|<\s*/?\s*(?:start_of_turn|end_of_turn|s|bos|eos|system|user|assistant)\s*>"  # Gemma, BOS/EOS tags
-    r"|^[ \t]*(?:#{1,6}[ \t]*)?(?:system|user|assistant|human|instruction|instructions|response)[ \t]*:",
-    re.MULTILINE,
+    r"|<\s*/?\s*(?:start_of_turn|end_of_turn|start_of_image|end_of_image|s|bos|eos|pad|unk|mask|system|user"
+    r"|assistant|think|tool_call|tool_response|tools)\s*>"    # Gemma, BOS/EOS, Qwen tool and reasoning tags
+    r"|^[ \t]*(?:#{1,6}[ \t]*)?(?:system|user|assistant|human|model|instruction|instructions|response)[ \t]*:"
 )
-_DELIMITERS = re.compile(r"<<<|>>>|<!--|-->|<\s*/?\s*sources?(?=[\s_>-])", re.IGNORECASE)
+# Our own block delimiters in every format: <<<…>>> (text, json), <!-- … --> (markdown), <source_…> (xml).
+_DELIMITERS = r"<<<|>>>|<!--|-->|<\s*/?\s*sources?(?=[\s_>-])"
+_HANDLE_OPEN = "[\\[(\u3010\u3014\u3016\u3018\u301a\u2045\u27e6]"
+_HANDLE_CLOSE = "[\\])\u3011\u3015\u3017\u3019\u301b\u2046\u27e7]"
+_BRACKETS = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "\u2045", "]": "\u2046"})
 
 REPLACEMENT_CHAR = "\ufffd"
+DEFUSED_COLON = "\ua789"  # MODIFIER LETTER COLON: reads as a colon, is not one, and NFKC keeps it
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
-    """NFKC + casefold, char by char, with a map from folded index to original index."""
+@lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    return unicodedata.normalize("NFKC", ch).casefold()
+
+
+def _fold(text: str) -> tuple[str, range | list[int]]:
+    """NFKC + casefold, char by char, with a map from folded index to original index (identity for ASCII)."""
+    if text.isascii():
+        return text.lower(), range(len(text))
     out: list[str] = []
     index: list[int] = []
     for i, ch in enumerate(text):
-        folded = unicodedata.normalize("NFKC", ch).casefold() if ord(ch) > 127 else ch.lower()
+        folded = ch.lower() if ch < "\x80" else _fold_char(ch)
         out.append(folded)
         index.extend([i] * len(folded))
     return "".join(out), index
 
 
 def _defuse_marker(original: str) -> str:
-    """Readable, inert form of a role marker: angle brackets become single guillemets, brackets and
-    colons their full-width forms, so no tokenizer maps it to a control token."""
+    """Readable, inert form of a role marker: angle brackets become single guillemets, square brackets
+    quill brackets, a trailing colon a modifier colon; none of them folds back under NFKC, so no tokenizer
+    maps the result to a control token."""
     folded = unicodedata.normalize("NFKC", original)
     if folded.rstrip().endswith(":"):
-        return original.rstrip()[:-1] + "\uff1a"
-    table = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "\uff3b", "]": "\uff3d"})
-    return folded.translate(table)
+        return folded.rstrip()[:-1] + DEFUSED_COLON
+    return folded.translate(_BRACKETS)
 
 
-def _replace_folded(text: str, pattern: re.Pattern[str], replace: Callable[[str], str]) -> tuple[str, int]:
+def _defuse_delimiter(original: str) -> str:
+    return unicodedata.normalize("NFKC", original).translate(_BRACKETS)
+
+
+def _defuse_handle(original: str) -> str:
+    """`[S9]` -> `{S9}`: still readable as a reference, no longer parseable as one of our citations."""
+    folded = unicodedata.normalize("NFKC", original)
+    opened = "{" + folded[1:]
+    return opened[:-1] + "}" if re.search(_HANDLE_CLOSE + "$", opened) else opened
+
+
+@lru_cache(maxsize=64)
+def _structure_pattern(boundary: str, prefix: str) -> re.Pattern[str]:
+    """One alternation over everything that could pass for structure, so the text is folded once."""
+    p = re.escape(prefix.casefold())
+    handle = (rf"{_HANDLE_OPEN}\s*[\^/#@]?\s*{p}\s*\d+(?:\s*[,;\-\u2013]\s*(?:{p})?\s*\d+)*"
+              rf"(?:\s*{_HANDLE_CLOSE})?")
+    parts = [f"(?P<role_marker>{_ROLE_MARKERS})"]
+    if boundary:
+        parts.append(f"(?P<boundary>{re.escape(boundary.casefold())})")
+    parts += [f"(?P<delimiter>{_DELIMITERS})", f"(?P<handle>{handle})"]
+    return re.compile("|".join(parts), re.MULTILINE)
+
+
+_DEFUSE: dict[str, Callable[[str], str]] = {
+    "role_marker": _defuse_marker,
+    "boundary": lambda _: "\u2039boundary\u203a",
+    "delimiter": _defuse_delimiter,
+    "handle": _defuse_handle,
+}
+
+
+def _replace_structure(text: str, pattern: re.Pattern[str], tally: Counter[str]) -> str:
     folded, index = _fold(text)
-    spans = [(index[m.start()], index[m.end() - 1] + 1) for m in pattern.finditer(folded) if m.end() > m.start()]
-    if not spans:
-        return text, 0
     parts: list[str] = []
     last = 0
-    for start, end in spans:
+    for m in pattern.finditer(folded):
+        if m.end() == m.start():
+            continue
+        start, end = index[m.start()], index[m.end() - 1] + 1
         if start < last:
             continue
+        kind = m.lastgroup or "role_marker"
         parts.append(text[last:start])
-        parts.append(replace(text[start:end]))
+        parts.append(_DEFUSE[kind](text[start:end]))
+        tally[kind] += 1
         last = end
+    if not parts:
+        return text
     parts.append(text[last:])
-    return "".join(parts), len(spans)
-
-
-def _handle_pattern(prefix: str) -> re.Pattern[str]:
-    p = re.escape(prefix)
-    return re.compile(
-        rf"[\[(\u3010\uff3b\uff08]\s*{p}\s*\d+(?:\s*[,;\-\u2013]\s*(?:{p})?\s*\d+)*\s*[\])\u3011\uff3d\uff09]",
-        re.IGNORECASE,
-    )
+    return "".join(parts)
 
 
 def neutralise(text: str, *, boundary: str = "", handle_prefix: str = "S",
@@ -89,27 +139,22 @@ def neutralise(text: str, *, boundary: str = "", handle_prefix: str = "S",
     """Return `text` defused; add what was changed, per kind, to `counts` when given."""
     tally: Counter[str] = Counter() if counts is None else counts
 
-    def sub(pattern: re.Pattern[str], repl: str | Callable[[re.Match[str]], str], kind: str, s: str) -> str:
+    def sub(pattern: re.Pattern[str], repl: str, kind: str, s: str) -> str:
         new, n = pattern.subn(repl, s)
         if n:
             tally[kind] += n
         return new
 
-    text = sub(_SURROGATE, REPLACEMENT_CHAR, "surrogate", text)
+    ascii_only = text.isascii()
+    if not ascii_only:
+        text = sub(_SURROGATE, REPLACEMENT_CHAR, "surrogate", text)
     text = sub(_LINE_BREAKS, "\n", "line_break", text)
     text = sub(_ANSI, "", "ansi_escape", text)
     text = sub(_CONTROL, "", "control", text)
-    text = sub(_INVISIBLE, "", "invisible", text)
-    text, n = _replace_folded(text, _ROLE_MARKERS, _defuse_marker)
-    if n:
-        tally["role_marker"] += n
-    if boundary:
-        text = sub(re.compile(re.escape(boundary), re.IGNORECASE), "\u2039boundary\u203a", "boundary", text)
-    text = sub(_DELIMITERS, lambda m: m.group(0).replace("<", "\u2039").replace(">", "\u203a"),
-               "delimiter", text)
-    text = sub(_handle_pattern(handle_prefix),
-               lambda m: "{" + m.group(0)[1:-1] + "}", "handle", text)
-    return text
+    if not ascii_only:
+        text = sub(_INVISIBLE, "", "invisible", text)
+        text = sub(_VS_RUN, "", "invisible", text)
+    return _replace_structure(text, _structure_pattern(boundary, handle_prefix), tally)
 
 
 def neutralise_value(value: str, *, boundary: str = "", handle_prefix: str = "S", max_chars: int = 160,

@@ -1,0 +1,279 @@
+"""Datasets for the two experiments: trap sets (stale guidance) and position sweeps (lost in the middle).
+
+Retrieval is held fixed in both: a trap question names its records in rank order, and a sweep item moves
+one gold record through every seat while every other record and the question stay the same. That is what
+makes a difference between conditions attributable to the assembly and not to the retriever.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..records import Record
+
+TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")
+TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced")
+# ../shared/ beside a source checkout (the project's workspace); override with $EVIDENCEPACK_LITM_DIR.
+DEFAULT_LITM_DIR = Path(os.environ.get("EVIDENCEPACK_LITM_DIR")
+                        or Path(__file__).resolve().parents[4] / "shared" / "data" / "lost-in-the-middle")
+
+
+class DatasetError(ValueError):
+    """A trap set or sweep file that cannot be used; the message names the line and the key."""
+
+
+@dataclass(frozen=True)
+class TrapQuestion:
+    """One trap question: retrieval fixed (record ids in rank order) plus the judge's patterns."""
+
+    id: str
+    question: str
+    as_of: str
+    records: tuple[str, ...]
+    current: tuple[str, ...]
+    stale: tuple[str, ...]
+    current_value: str = ""
+    stale_value: str = ""
+    trap: str | None = None
+    gold: str | None = None
+    surfaced: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+
+def _patterns(value: Any, key: str, where: str, *, required: bool) -> tuple[str, ...]:
+    if value is None and not required:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value) or (required and not value):
+        raise DatasetError(f"{where}: {key!r} must be a non-empty list of regex strings")
+    for p in value:
+        try:
+            re.compile(p, re.IGNORECASE)
+        except re.error as err:
+            raise DatasetError(f"{where}: bad regex in {key!r}: {p!r} ({err})") from None
+    return tuple(value)
+
+
+def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Iterable[str] | None = None
+               ) -> TrapQuestion:
+    """Validate one trap-set object. `known_ids` (the corpus) catches typos in record ids early."""
+    if not isinstance(data, Mapping):
+        raise DatasetError(f"{where}: a trap must be a JSON object")
+    missing = [k for k in TRAP_REQUIRED if k not in data]
+    if missing:
+        raise DatasetError(f"{where}: missing key(s) {', '.join(missing)}")
+    unknown = sorted(set(data) - set(TRAP_REQUIRED) - set(TRAP_OPTIONAL))
+    if unknown:
+        raise DatasetError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    for key in ("id", "question", "as_of"):
+        if not isinstance(data[key], str) or not data[key].strip():
+            raise DatasetError(f"{where}: {key!r} must be a non-empty string")
+    where = f"{where} ({data['id']})"
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", data["as_of"]):
+        raise DatasetError(f"{where}: 'as_of' must be YYYY-MM-DD, got {data['as_of']!r}")
+    ids = data["records"]
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+        raise DatasetError(f"{where}: 'records' must be a non-empty list of record ids in rank order")
+    if len(set(ids)) != len(ids):
+        raise DatasetError(f"{where}: 'records' lists an id twice")
+    if known_ids is not None:
+        known = set(known_ids)
+        absent = [i for i in ids if i not in known]
+        if absent:
+            raise DatasetError(f"{where}: record id(s) not in the corpus: {', '.join(absent)}")
+    for key in ("trap", "gold"):
+        if data.get(key) is not None and data[key] not in ids:
+            raise DatasetError(f"{where}: {key!r} {data[key]!r} is not one of its 'records'")
+    for key in ("current_value", "stale_value"):
+        if not isinstance(data.get(key, ""), str):
+            raise DatasetError(f"{where}: {key!r} must be a string")
+    return TrapQuestion(
+        id=data["id"], question=data["question"], as_of=data["as_of"], records=tuple(ids),
+        current=_patterns(data["current"], "current", where, required=True),
+        stale=_patterns(data["stale"], "stale", where, required=True),
+        current_value=data.get("current_value", ""), stale_value=data.get("stale_value", ""),
+        trap=data.get("trap"), gold=data.get("gold"),
+        surfaced=_patterns(data.get("surfaced"), "surfaced", where, required=False),
+    )
+
+
+def load_traps(path: str | Path | None = None, *, corpus: Sequence[Record] | None = None) -> list[TrapQuestion]:
+    """Load a trap-set JSONL file (default: the bundled HR set), checking every line against the corpus."""
+    if path is None:
+        from ..demo import traps
+
+        rows: list[tuple[int, Any]] = list(enumerate(traps(), 1))
+        name = "hr_traps.jsonl"
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise DatasetError(f"trap set not found: {p}")
+        name = p.name
+        rows = []
+        for n, line in enumerate(p.read_text("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((n, json.loads(line)))
+            except json.JSONDecodeError as err:
+                raise DatasetError(f"{name} line {n}: not JSON ({err.msg})") from None
+    known = [r.id for r in corpus] if corpus is not None else None
+    out = [parse_trap(d, where=f"{name} line {n}", known_ids=known) for n, d in rows]
+    seen: set[str] = set()
+    for t in out:
+        if t.id in seen:
+            raise DatasetError(f"{name}: question id {t.id!r} appears twice")
+        seen.add(t.id)
+    if not out:
+        raise DatasetError(f"{name}: no questions")
+    return out
+
+
+# ---------------------------------------------------------------- position sweep
+
+
+@dataclass(frozen=True)
+class SweepItem:
+    """One prompt of a sweep. `records` are dicts with explicit ranks; `position` is the gold seat (1-based)
+    for `ranked`, None for `edges`/`alternate` (gold is rank 1 there) and for `closed_book` (no records)."""
+
+    qid: str
+    condition: str  # "ranked" | "edges" | "alternate" | "closed_book"
+    question: str
+    answers: tuple[str, ...]
+    records: tuple[Mapping[str, Any], ...] = ()
+    gold_id: str | None = None
+    position: int | None = None
+    task: str = "kv"
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def order(self) -> str:
+        return "ranked" if self.condition in ("ranked", "closed_book") else self.condition
+
+
+@dataclass(frozen=True)
+class SweepQuestion:
+    """A question, its gold record and its fixed distractors (in their fixed relative order)."""
+
+    qid: str
+    question: str
+    answers: tuple[str, ...]
+    gold: Mapping[str, Any]
+    distractors: tuple[Mapping[str, Any], ...]
+    task: str
+
+
+def _open_jsonl_gz(path: Path) -> Iterable[dict[str, Any]]:
+    if not path.is_file():
+        raise DatasetError(f"sweep data not found: {path} (the lost-in-the-middle files live in ../shared/data/)")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def kv_questions(path: str | Path | None = None, *, k: int = 9, questions: int = 10, seed: int = 0
+                 ) -> list[SweepQuestion]:
+    """Key-value retrieval: each record is one JSON pair `{"key": "value"}` (UUIDs); the question names
+    one key. The k distractors are other pairs of the same example, so nothing but position changes."""
+    path = Path(path) if path else DEFAULT_LITM_DIR / "kv-retrieval-75_keys.jsonl.gz"
+    rng = random.Random(seed)
+    out: list[SweepQuestion] = []
+    for n, ex in enumerate(_open_jsonl_gz(path)):
+        if len(out) >= questions:
+            break
+        pairs = [tuple(p) for p in ex["ordered_kv_records"]]
+        others = [p for p in pairs if p[0] != ex["key"]]
+        if len(others) < k:
+            raise DatasetError(f"{path.name} example {n}: only {len(others)} distractor pairs, k={k}")
+        chosen = rng.sample(others, k)
+        qid = f"kv-{n}"
+        out.append(SweepQuestion(
+            qid=qid,
+            question=f'What is the value associated with the key "{ex["key"]}"? Give the value only.',
+            answers=(ex["value"],),
+            gold={"id": f"{qid}-gold", "text": json.dumps({ex["key"]: ex["value"]}), "doc": "key-value store"},
+            distractors=tuple({"id": f"{qid}-d{i}", "text": json.dumps({a: b}), "doc": "key-value store"}
+                              for i, (a, b) in enumerate(chosen, 1)),
+            task="kv",
+        ))
+    return out
+
+
+def nq_questions(path: str | Path | None = None, *, k: int = 9, questions: int = 10, seed: int = 0
+                 ) -> list[SweepQuestion]:
+    """NaturalQuestions-Open: the question's gold Wikipedia passage plus k other questions' gold passages
+    as distractors (skipping any that contain one of this question's answers)."""
+    path = Path(path) if path else DEFAULT_LITM_DIR / "nq-open-oracle.jsonl.gz"
+    rows = list(_open_jsonl_gz(path))
+    rng = random.Random(seed)
+    picked = rng.sample(range(len(rows)), min(questions, len(rows)))
+    out: list[SweepQuestion] = []
+    for n in picked:
+        ex = rows[n]
+        gold = next((c for c in ex["ctxs"] if c.get("isgold", True)), ex["ctxs"][0])
+        answers = tuple(ex["answers"])
+        distractors: list[Mapping[str, Any]] = []
+        while len(distractors) < k:
+            m = rng.randrange(len(rows))
+            if m == n:
+                continue
+            ctx = rows[m]["ctxs"][0]
+            if any(normalise(a) in normalise(ctx["text"]) for a in answers):
+                continue
+            distractors.append({"id": f"nq-{n}-d{len(distractors) + 1}", "text": ctx["text"], "doc": ctx["title"]})
+        out.append(SweepQuestion(
+            qid=f"nq-{n}", question=ex["question"].rstrip("?") + "? Answer in a few words.", answers=answers,
+            gold={"id": f"nq-{n}-gold", "text": gold["text"], "doc": gold["title"]},
+            distractors=tuple(distractors), task="nq",
+        ))
+    return out
+
+
+def normalise(text: str) -> str:
+    """Lower case, no punctuation or articles, single spaces: the paper's answer matching."""
+    text = re.sub(r"\b(a|an|the)\b", " ", re.sub(r"[^\w\s]", " ", text.lower()))
+    return " ".join(text.split())
+
+
+def sweep_items(qs: Sequence[SweepQuestion], *, seed: int = 0,
+                conditions: Sequence[str] = ("ranked", "edges", "alternate", "closed_book")) -> list[SweepItem]:
+    """Expand questions into prompts. `ranked`: gold at every seat 1..k+1, distractors in their fixed
+    order around it. `edges`/`alternate`: gold is rank 1 and the distractors are shuffled (seeded) into
+    ranks 2..k+1, so the library's order decides the seat. `closed_book`: no records (the floor)."""
+    items: list[SweepItem] = []
+    for q in qs:
+        k = len(q.distractors)
+        if "ranked" in conditions:
+            # Highest position first: consecutive prompts then share the longest prefix (server KV cache).
+            for pos in range(k + 1, 0, -1):
+                seq = list(q.distractors[: pos - 1]) + [q.gold] + list(q.distractors[pos - 1:])
+                recs = tuple({**r, "rank": i} for i, r in enumerate(seq, 1))
+                items.append(SweepItem(q.qid, "ranked", q.question, q.answers, recs, q.gold["id"], pos, q.task))
+        for cond in ("edges", "alternate"):
+            if cond in conditions:
+                rng = random.Random(f"{seed}:{q.qid}:{cond}")
+                shuffled = list(q.distractors)
+                rng.shuffle(shuffled)
+                recs = tuple({**r, "rank": i} for i, r in enumerate([q.gold, *shuffled], 1))
+                items.append(SweepItem(q.qid, cond, q.question, q.answers, recs, q.gold["id"], None, q.task))
+        if "closed_book" in conditions:
+            items.append(SweepItem(q.qid, "closed_book", q.question, q.answers, (), None, None, q.task))
+    return items
+
+
+def sweep_correct(answer: str, answers: Sequence[str]) -> bool:
+    """Correct when any gold answer appears in the model's answer (normalised substring), as in the paper."""
+    norm = normalise(answer)
+    return any(normalise(a) and normalise(a) in norm for a in answers)

@@ -1,0 +1,201 @@
+"""The two experiments: the stale-guidance trap set under four assembly conditions, and the position sweep.
+
+Each function returns one row (a plain dict) per call, which `report` turns into tables and plots and the
+CLI writes to `results.jsonl`. Prompts use a fixed boundary key so they are byte-identical across runs and
+the answer cache can resume an interrupted run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..assemble import Assembly, assemble
+from ..records import Record
+from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
+from .cache import AnswerCache, cached_complete, prompt_hash
+from .datasets import SweepItem, TrapQuestion, sweep_correct
+from .judge import Judgement, LLMJudge, judge
+
+EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducible prompts, cacheable answers
+TRAP_CONDITIONS: dict[str, dict[str, Any]] = {
+    "flat": {"format": "flat"},
+    "structured": {"format": "text", "profile": "policy", "conflict_notice": True},
+    "structured+guard": {"format": "text", "profile": "policy", "conflict_notice": True},
+    "structured+exclude": {"format": "text", "profile": "policy", "conflict_notice": True,
+                           "exclude_expired": True, "exclude_superseded": True},
+}
+GUARD_KINDS = ("stale_only", "unknown_handle")
+SWEEP_CONDITIONS = ("ranked", "edges", "alternate", "closed_book")
+CLOSED_BOOK_SYSTEM = "Answer the question from what you know. Give the answer only, in a few words."
+Progress = Callable[[int, int], None]
+Validator = Callable[[str, Assembly], Any]
+
+
+def default_validator() -> Validator | None:
+    """The library's citation validator, if this version has it (imported lazily: eval must not break
+    when it is absent; citation validity is then reported as n/a and the guard cannot run)."""
+    try:
+        from ..citations import validate_citations  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return validate_citations
+
+
+def repair_message(findings: Sequence[Mapping[str, str]]) -> str:
+    """The guard's one regeneration request: exactly what was wrong, then what to do."""
+    lines = ["Your answer has problems:"]
+    lines += [f"- {f['message']}" for f in findings if f["kind"] in GUARD_KINDS]
+    lines.append("Answer the question again. Base the answer on sources that are current and authoritative, "
+                 "cite only handles that appear in the sources, and if a source is expired, superseded or "
+                 "informal, say so instead of giving its rule as the answer.")
+    return "\n".join(lines)
+
+
+def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> dict[str, Any] | None:
+    if validator is None:
+        return None
+    v = validator(answer, assembly)
+    return {"valid": bool(v.valid), "coverage": getattr(v, "coverage", None),
+            "findings": [{"kind": f.kind, "message": f.message} for f in v.findings]}
+
+
+@dataclass
+class TrapRun:
+    backend: Backend
+    traps: Sequence[TrapQuestion]
+    corpus: Sequence[Record]
+    sampling: Sampling
+    cache: AnswerCache | None = None
+    conditions: Sequence[str] = ("flat", "structured", "structured+guard")
+    concurrency: int = 1
+    validator: Validator | None = None
+    llm_judge: LLMJudge | None = None
+    progress: Callable[[str], Progress] | None = None
+
+    def assembly(self, trap: TrapQuestion, condition: str) -> Assembly:
+        by_id = {r.id: r for r in self.corpus}
+        records = [by_id[i] for i in trap.records]
+        return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY,
+                        **TRAP_CONDITIONS[condition])
+
+    def call(self, messages: Messages) -> Completion | str:
+        try:
+            return cached_complete(self.backend, messages, self.sampling, self.cache)
+        except BackendError as err:
+            return str(err)
+
+    def one(self, trap: TrapQuestion, condition: str) -> dict[str, Any]:
+        a = self.assembly(trap, condition)
+        messages = a.messages
+        row: dict[str, Any] = {
+            "experiment": "traps", "condition": condition, "question": trap.id, "prompt_hash": prompt_hash(messages),
+            "assembly_prompt_tokens": a.report.budget["prompt_tokens"], "conflicts": len(a.report.conflicts),
+            "included": [m.id for m in a.manifest],
+        }
+        out = self.call(messages)
+        structured = condition != "flat"
+        if structured and condition == "structured+guard" and isinstance(out, Completion) and not out.truncated:
+            if self.validator is None:
+                raise BackendError("structured+guard needs evidencepack.citations.validate_citations")
+            first = _citation(self.validator, out.text, a) or {"findings": []}
+            bad = [f for f in first["findings"] if f["kind"] in GUARD_KINDS]
+            row["guard"] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad)}
+            if bad:
+                messages = [*messages, {"role": "assistant", "content": out.text},
+                            {"role": "user", "content": repair_message(bad)}]
+                row["repair_prompt_hash"] = prompt_hash(messages)
+                out = self.call(messages)
+        if isinstance(out, str):
+            row.update(status="error", error=out, verdict=None, answer=None)
+            return row
+        row.update(self._completion(out))
+        if out.truncated:
+            row.update(status="truncated", verdict=None)
+            return row
+        row["status"] = "ok"
+        row["citation"] = _citation(self.validator, out.text, a) if structured else None
+        j: Judgement = judge(out.text, trap)
+        row["verdict"] = j.verdict
+        row["judgement"] = j.to_dict()
+        if self.llm_judge is not None:
+            try:
+                row["llm_verdict"] = self.llm_judge(out.text, trap)
+            except BackendError as err:
+                row["llm_verdict"] = None
+                row["llm_judge_error"] = str(err)
+        return row
+
+    @staticmethod
+    def _completion(c: Completion) -> dict[str, Any]:
+        return {"answer": c.text, "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
+                "completion_tokens": c.completion_tokens, "seconds": c.seconds, "cached": c.cached}
+
+    def run(self) -> list[dict[str, Any]]:
+        """Conditions run one after another (so `structured+guard` reuses `structured`'s cached first
+        answers); questions within a condition run with bounded concurrency."""
+        unknown = [c for c in self.conditions if c not in TRAP_CONDITIONS]
+        if unknown:
+            raise ValueError(f"unknown condition(s) {', '.join(unknown)} (one of {', '.join(TRAP_CONDITIONS)})")
+        if "structured+guard" in self.conditions and self.validator is None:
+            raise BackendError("structured+guard needs evidencepack.citations.validate_citations, which this "
+                               "installation does not have; drop that condition")
+        rows: list[dict[str, Any]] = []
+        for cond in self.conditions:
+            prog = self.progress(cond) if self.progress else None
+            rows += run_parallel(lambda t, c=cond: self.one(t, c), list(self.traps),
+                                 concurrency=self.concurrency, progress=prog)
+        return rows
+
+
+@dataclass
+class SweepRun:
+    backend: Backend
+    items: Sequence[SweepItem]
+    sampling: Sampling
+    cache: AnswerCache | None = None
+    concurrency: int = 1
+    as_of: str = "2026-06-01"
+    progress: Progress | None = None
+
+    def messages(self, item: SweepItem) -> tuple[Messages, int | None, int]:
+        """The prompt, the seat the gold record got, and its token count."""
+        if item.condition == "closed_book":
+            msgs = [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": item.question}]
+            return msgs, None, 0
+        a = assemble(list(item.records), item.question, as_of=self.as_of, order=item.order, profile="minimal",
+                     conflict_notice=False, boundary_key=EVAL_KEY)
+        if len(a.manifest) != len(item.records):
+            dropped = [o.id for o in a.report.records if o.decision != "included"]
+            raise ValueError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")
+        seat = next(m.position for m in a.manifest if m.id == item.gold_id)
+        if item.position is not None and seat != item.position:
+            raise ValueError(f"{item.qid}: gold seated at {seat}, expected {item.position}")
+        return a.messages, seat, a.report.budget["prompt_tokens"]
+
+    def one(self, item: SweepItem) -> dict[str, Any]:
+        msgs, seat, tokens = self.messages(item)
+        row: dict[str, Any] = {
+            "experiment": "positions", "task": item.task, "condition": item.condition, "question": item.qid,
+            "k": max(len(item.records) - 1, 0), "position": seat, "prompt_hash": prompt_hash(msgs),
+            "assembly_prompt_tokens": tokens, "answers": list(item.answers),
+        }
+        try:
+            c = cached_complete(self.backend, msgs, self.sampling, self.cache)
+        except BackendError as err:
+            row.update(status="error", error=str(err), correct=None, answer=None)
+            return row
+        row.update(TrapRun._completion(c))
+        if c.truncated:
+            row.update(status="truncated", correct=None)
+        else:
+            row.update(status="ok", correct=sweep_correct(c.text, item.answers))
+        return row
+
+    def run(self) -> list[dict[str, Any]]:
+        return run_parallel(self.one, list(self.items), concurrency=self.concurrency, progress=self.progress)
+
+
+def traps_by_id(traps: Sequence[TrapQuestion]) -> Mapping[str, TrapQuestion]:
+    return {t.id: t for t in traps}

@@ -1,0 +1,202 @@
+"""Judges for the trap set: a deterministic rule-based judge, an optional LLM judge, and their agreement.
+
+Verdicts (what the seed measured):
+- `current`: the current rule is asserted and the stale one is not mentioned.
+- `stale`: the stale rule is asserted *instead of* the current one (the current rule is absent).
+- `surfaced`: both appear, and the stale one is marked as outdated/informal or the conflict is named.
+- `confused`: both appear and nothing says which one holds.
+- `none`: neither is asserted (a refusal, an off-topic answer, or only a marked-as-outdated mention).
+
+Quoting or negating a record is not asserting it: a stale match is *marked* when its sentence carries an
+outdated-cue ("used to", "no longer", "expired", "informal", "the old Slack message", past tense "was") or a
+negation shortly before it, and *reported* when it is only attributed ("S1 says", "according to", quotes).
+A reported stale rule with no current rule beside it is still a stale answer: the reader is handed the
+stale guidance as the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .backends import Backend, Sampling
+from .cache import AnswerCache, cached_complete
+from .datasets import TrapQuestion
+
+VERDICTS = ("current", "stale", "surfaced", "confused", "none")
+
+_MARK = re.compile(
+    r"\b(?:used to|previous(?:ly)?|formerly|former|earlier|old(?:er)?|prior|past|no longer|outdated|out[- ]of[- ]date|"
+    r"obsolete|expired?|superseded|replaced|informal(?:ly)?|unofficial|not official|not authoritative|"
+    r"not (?:current|valid|in effect|applicable)|invalid|does(?:n't| not) apply|historical(?:ly)?|"
+    r"was|were|had been|allowed|offered|at the time|until (?:19|20)\d\d|stale|retired|rescinded|revoked|"
+    r"ignore|disregard|should not be (?:relied|used|followed))\b",
+    re.IGNORECASE,
+)
+_ATTRIB = re.compile(
+    r"\b(?:said|says|say|stated|states|claimed|claims|suggested|suggests|mentioned|mentions|according to|"
+    r"wrote|writes|offered|offers|told|per (?:the )?(?:slack|message|thread|post|email))\b|[\"“”]",
+    re.IGNORECASE,
+)
+_NEG = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|isn't|aren't|won't|nor|without|neither)\b",
+                  re.IGNORECASE)
+_CONFLICT = re.compile(
+    r"\b(?:conflict(?:s|ing)?|contradict(?:s|ory|ion)?|disagree(?:s|ment)?|inconsistent|discrepanc(?:y|ies)|"
+    r"takes? precedence|overrides?|supersedes?)\b",
+    re.IGNORECASE,
+)
+_ANAPHOR = re.compile(r"^\W*(?:however|but|that|this|these|those|it|note|although|though)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9*\-•])|\n+")
+_CLAUSE = re.compile(r"[,;:—–()]|\s-\s|\bbut\b|\bhowever\b", re.IGNORECASE)
+NEG_WINDOW = 5  # words before a stale match in which a negator unasserts it
+
+
+@dataclass(frozen=True)
+class Hit:
+    pattern: str
+    text: str
+    sentence: int
+    status: str  # "asserted" | "marked" | "reported" | "negated"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str
+    current: tuple[Hit, ...] = ()
+    stale: tuple[Hit, ...] = ()
+    conflict_named: bool = False
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "current": [h.to_dict() for h in self.current],
+                "stale": [h.to_dict() for h in self.stale], "conflict_named": self.conflict_named,
+                "reason": self.reason}
+
+
+def sentences(text: str) -> list[str]:
+    """Split an answer into sentences (and list items), keeping it cheap and deterministic."""
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def _clause_before(sentence: str, start: int) -> str:
+    """The text of the clause a match starts in, up to the match."""
+    before = sentence[:start]
+    parts = _CLAUSE.split(before)
+    return parts[-1] if parts else before
+
+
+def _negated(sentence: str, start: int, window: int) -> bool:
+    words = _clause_before(sentence, start).split()[-window:]
+    return bool(_NEG.search(" ".join(words))) if words else False
+
+
+def _stale_status(sents: list[str], i: int, m: re.Match[str]) -> str:
+    s = sents[i]
+    if _negated(s, m.start(), NEG_WINDOW):
+        return "negated"
+    # The match itself may contain cue words the author wrote into the stale pattern ("up to a week"): look
+    # at the sentence with the match blanked out.
+    rest = s[: m.start()] + " … " + s[m.end():]
+    nxt = sents[i + 1] if i + 1 < len(sents) else ""
+    if _MARK.search(rest) or (nxt and _ANAPHOR.search(nxt) and _MARK.search(nxt)):
+        return "marked"
+    if _ATTRIB.search(rest):
+        return "reported"
+    return "asserted"
+
+
+def _find(patterns: Sequence[str], sents: list[str]) -> list[tuple[str, int, re.Match[str]]]:
+    found = []
+    for p in patterns:
+        rx = re.compile(p, re.IGNORECASE)
+        for i, s in enumerate(sents):
+            for m in rx.finditer(s):
+                found.append((p, i, m))
+    return found
+
+
+def judge(answer: str, trap: TrapQuestion) -> Judgement:
+    """The rule-based verdict for one answer to one trap question (see the module docstring)."""
+    sents = sentences(answer)
+    cur: list[Hit] = []
+    for p, i, m in _find(trap.current, sents):
+        before = sents[i][: m.start()].split()
+        negated = bool(before) and bool(re.fullmatch(r"(?:not|never|\w+n't)", before[-1], re.IGNORECASE))
+        cur.append(Hit(p, m.group(0), i, "negated" if negated else "asserted"))
+    stale = [Hit(p, m.group(0), i, _stale_status(sents, i, m)) for p, i, m in _find(trap.stale, sents)]
+    # A stale match inside a sentence that also holds a current match for the same words is the same claim
+    # seen twice (e.g. "does not carry over" vs "carry over"): the current reading wins.
+    cur_spans = {(h.sentence, h.text.lower()) for h in cur if h.status == "asserted"}
+    stale = [h for h in stale if not any(h.sentence == s and h.text.lower() in t for s, t in cur_spans)]
+    has_cur = any(h.status == "asserted" for h in cur)
+    mentioned = [h for h in stale if h.status != "negated"]
+    asserted = [h for h in mentioned if h.status in ("asserted", "reported")]
+    marked = [h for h in mentioned if h.status == "marked"]
+    named = bool(marked) or bool(_CONFLICT.search(answer)) or any(
+        re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
+    if has_cur and not mentioned:
+        return Judgement("current", tuple(cur), tuple(stale), named, "current rule, no stale rule")
+    if has_cur:
+        if named:
+            return Judgement("surfaced", tuple(cur), tuple(stale), named, "both; stale marked or conflict named")
+        return Judgement("confused", tuple(cur), tuple(stale), named, "both; nothing says which holds")
+    if asserted:
+        return Judgement("stale", tuple(cur), tuple(stale), named, "stale rule without the current one")
+    reason = "stale rule only as outdated, no current rule" if marked else "neither rule"
+    return Judgement("none", tuple(cur), tuple(stale), named, reason)
+
+
+# ---------------------------------------------------------------- LLM judge
+
+LLM_JUDGE_PROMPT = """You grade an answer to a workplace policy question. Policies change; one retrieved source \
+was outdated or informal.
+
+Question: {question}
+Current policy (correct): {current}
+Outdated or informal guidance (wrong): {stale}
+
+Answer to grade:
+<<<
+{answer}
+>>>
+
+Reply with exactly one word:
+current  - the answer gives the current policy and does not mention the outdated guidance
+stale    - the answer gives the outdated guidance instead of the current policy
+surfaced - the answer mentions both and says which is outdated, or names the conflict
+confused - the answer mentions both without saying which one holds
+none     - the answer gives neither"""
+
+
+@dataclass
+class LLMJudge:
+    """An LLM as a second judge, through any backend; cached like the answers."""
+
+    backend: Backend
+    cache: AnswerCache | None = None
+    sampling: Sampling = field(default_factory=lambda: Sampling(max_tokens=8, temperature=0.0, seed=0))
+
+    def __call__(self, answer: str, trap: TrapQuestion) -> str | None:
+        prompt = LLM_JUDGE_PROMPT.format(question=trap.question, current=trap.current_value or "; ".join(
+            trap.current), stale=trap.stale_value or "; ".join(trap.stale), answer=answer)
+        out = cached_complete(self.backend, [{"role": "user", "content": prompt}], self.sampling, self.cache)
+        word = re.search(r"\b(current|stale|surfaced|confused|none)\b", out.text.lower())
+        return word.group(1) if word else None
+
+
+def agreement(pairs: Sequence[tuple[str, str | None]]) -> dict[str, Any]:
+    """Raw agreement and Cohen's kappa between the rule verdicts and the LLM verdicts (None = unparsed)."""
+    usable = [(a, b) for a, b in pairs if b is not None]
+    n = len(usable)
+    if not n:
+        return {"n": 0, "agree": 0, "rate": None, "kappa": None, "unparsed": len(pairs)}
+    agree = sum(a == b for a, b in usable)
+    po = agree / n
+    pe = sum((sum(a == v for a, _ in usable) / n) * (sum(b == v for _, b in usable) / n) for v in VERDICTS)
+    kappa = None if pe >= 1 else (po - pe) / (1 - pe)
+    return {"n": n, "agree": agree, "rate": po, "kappa": kappa, "unparsed": len(pairs) - n}

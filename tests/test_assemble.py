@@ -1,0 +1,197 @@
+"""The whole pass: bookkeeping, budget, rendering, and the invariants as hypothesis properties."""
+
+import json
+import logging
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evidencepack import Budget, Record, assemble, get_tokenizer
+from evidencepack.render import read_blocks
+
+AS_OF = date(2026, 1, 15)
+KEY = b"test-key"
+TOK = get_tokenizer("o200k_base")
+
+PTO = [
+    {"id": "hb", "text": "Unused paid time off does not carry over into the next calendar year.", "rank": 1,
+     "doc": "Employee Handbook", "section": "5.2 Paid time off", "date": "2025-01-01", "source_system": "handbook",
+     "authority": "authoritative", "valid_from": "2025-01-01", "topic": "pto", "url": "https://hr.example/5-2"},
+    {"id": "slack", "text": "sure, unused PTO carries over, just ask me", "rank": 2, "doc": "Slack #team-ops",
+     "date": "2023-11-02", "source_system": "slack", "authority": "informal", "valid_until": "2024-06-30",
+     "topic": "pto"},
+    {"id": "hb-copy", "text": "Unused  paid time off does not carry over into the next calendar year.", "rank": 3},
+    {"id": "bands", "text": "Band L4: 70,000-82,000 EUR.", "rank": 4, "sensitivity": "restricted"},
+]
+
+
+def test_every_record_accounted_with_reasons():
+    a = assemble(PTO, "Does unused PTO carry over?", as_of=AS_OF, boundary_key=KEY)
+    fate = {o.id: (o.decision, o.reason, o.duplicate_of) for o in a.report.records}
+    assert fate == {"hb": ("included", None, None), "slack": ("included", None, None),
+                    "hb-copy": ("dropped", "duplicate", "hb"), "bands": ("dropped", "above_clearance", None)}
+    assert [m.handle for m in a.manifest] == ["S1", "S2"]
+    assert a.handle("S1").absorbed == ("hb-copy",)
+    assert "70,000" not in a.to_json()
+
+
+def test_header_shows_validity_status_not_raw_dates():
+    a = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY)
+    assert "EXPIRED since 2024-06-30" in a.user
+    assert "authority: informal" in a.user
+    assert "https://hr.example" not in a.prompt  # urls stay server-side by default
+    assert a.handle("S1").url == "https://hr.example/5-2"
+
+
+def test_conflict_notice_names_handles_from_metadata():
+    a = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY)
+    [c] = a.report.conflicts
+    assert c.topic == "pto" and c.current == ("S1",) and c.others[0][0] == "S2"
+    assert "S2 is informal and EXPIRED since 2024-06-30; S1 is authoritative and current" in a.user
+    assert "S2 is informal" not in assemble(PTO, "q", as_of=AS_OF, conflict_notice=False).user
+
+
+def test_budget_arithmetic_is_reported():
+    a = assemble(PTO, "q", as_of=AS_OF, budget=Budget(context_window=4000, output_reserve=500, safety_margin=100))
+    b = a.report.budget
+    assert b["retrieval_budget"] == 4000 - b["system_prompt"] - b["question"] - 500 - 100
+    assert b["left"] == b["retrieval_budget"] - b["used"]
+    assert TOK.count(a.system) + TOK.count(a.user) == b["prompt_tokens"]
+
+
+def test_tight_budget_drops_from_the_bottom():
+    a0 = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY)
+    window = a0.report.budget["prompt_tokens"] + 1024 + 128 - a0.handle("S2").tokens
+    a = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, budget=Budget(context_window=window))
+    assert [m.id for m in a.manifest] == ["hb"]
+    assert {o.id: o.reason for o in a.report.records}["slack"] == "over_budget"
+
+
+def test_log_line_has_ids_and_tokens_but_no_text(caplog):
+    with caplog.at_level(logging.INFO, logger="evidencepack"):
+        assemble(PTO, "q", as_of=AS_OF)
+    [line] = [json.loads(r.message) for r in caplog.records]
+    assert [i["id"] for i in line["included"]] == ["hb", "slack"]
+    assert "bands" not in caplog.text and "carry over" not in caplog.text
+
+
+@pytest.mark.parametrize("fmt", ["text", "xml", "markdown", "json"])
+def test_blocks_read_back_in_every_format(fmt):
+    a = assemble(PTO, "q", as_of=AS_OF, format=fmt, boundary_key=KEY)
+    blocks = read_blocks(a.user, a.boundary, fmt)
+    assert [b.handle for b in blocks] == ["S1", "S2"]
+    assert blocks[0].text == PTO[0]["text"]
+
+
+def test_flat_baseline_is_texts_joined_by_newlines():
+    a = assemble(PTO, "q", as_of=AS_OF, format="flat", order="ranked")
+    assert a.system == "Answer the question using the context below."
+    assert f"{PTO[0]['text']}\n{PTO[1]['text']}\n\nQuestion: q" in a.user
+    assert "[S1]" not in a.prompt and "authority" not in a.prompt
+
+
+def test_profiles_choose_header_fields():
+    ref = assemble(PTO, "q", as_of=AS_OF, profile="reference", boundary_key=KEY, conflict_notice=False).user
+    assert "authority" not in ref and "§5.2 Paid time off" in ref
+    minimal = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY).user
+    assert "[S1] (doc: Employee Handbook)" in minimal
+    custom = assemble([{"id": "a", "text": "t", "metadata": {"owner": "HR Ops"}}], "q", as_of=AS_OF,
+                      profile=["doc", "owner"], boundary_key=KEY)
+    assert "owner: HR Ops" in custom.user
+    assert custom.report.tokens["fields"]["owner"] > 0
+
+
+def test_conflict_policy_changes_the_instruction():
+    surface = assemble(PTO, "q", as_of=AS_OF).system
+    resolve = assemble(PTO, "q", as_of=AS_OF, conflict_policy="resolve").system
+    assert "say so" in surface and "give one answer" in resolve
+
+
+# -- properties --------------------------------------------------------------------------------------
+
+words = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x2FF),
+                min_size=1, max_size=12)
+texts = st.lists(words, min_size=1, max_size=60).map(" ".join)
+record_st = st.fixed_dictionaries(
+    {"text": texts},
+    optional={
+        "authority": st.sampled_from(["authoritative", "informal", "superseded", "unknown"]),
+        "sensitivity": st.sampled_from(["public", "internal", "confidential", "restricted"]),
+        "valid_until": st.dates(min_value=date(2020, 1, 1), max_value=date(2030, 1, 1)).map(str),
+        "topic": st.sampled_from(["a", "b"]),
+        "doc": words,
+    })
+records_st = st.lists(record_st, min_size=0, max_size=25).map(
+    lambda rs: [{"id": f"r{i}", **r} for i, r in enumerate(rs)])
+options_st = st.fixed_dictionaries({
+    "format": st.sampled_from(["text", "xml", "markdown", "json", "flat"]),
+    "order": st.sampled_from(["edges", "alternate", "ranked", "stable"]),
+    "window": st.integers(min_value=900, max_value=3000),
+    "fill_gaps": st.booleans(),
+    "max_records": st.none() | st.integers(min_value=0, max_value=10),
+})
+
+
+def _run(records, opts):
+    return assemble(records, "What is the rule?", as_of=AS_OF, boundary_key=KEY, format=opts["format"],
+                     order=opts["order"], budget=Budget(context_window=opts["window"], output_reserve=256,
+                                                        safety_margin=32, fill_gaps=opts["fill_gaps"],
+                                                        max_records=opts["max_records"]))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(records_st, options_st)
+def test_every_record_accounted_exactly_once(records, opts):
+    a = _run(records, opts)
+    ids = [o.id for o in a.report.records]
+    assert sorted(ids) == sorted(r["id"] for r in records)
+    assert len(ids) == len(set(ids))
+    for o in a.report.records:
+        assert (o.decision == "included") == (o.reason is None)
+    assert {m.id for m in a.manifest} == {o.id for o in a.report.records if o.decision == "included"}
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(records_st, options_st)
+def test_prompt_fits_the_window_by_the_real_tokenizer(records, opts):
+    a = _run(records, opts)
+    total = TOK.count(a.system) + TOK.count(a.user) + 256 + 32
+    assert total <= opts["window"]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(records_st, options_st)
+def test_included_text_appears_verbatim_and_whole(records, opts):
+    a = _run(records, opts)
+    by_id = {r["id"]: r for r in records}
+    for m in a.manifest:
+        text = by_id[m.id]["text"]
+        assert (json.dumps(text, ensure_ascii=False) if opts["format"] == "json" else text) in a.user
+    if opts["format"] != "flat":
+        assert [b.handle for b in read_blocks(a.user, a.boundary, opts["format"])] == [m.handle for m in a.manifest]
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(records_st, options_st)
+def test_identical_input_gives_identical_bytes(records, opts):
+    assert _run(records, opts).to_json() == _run([dict(r) for r in records], opts).to_json()
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(texts, min_size=1, max_size=8, unique=True), st.data())
+def test_dedup_keeps_the_higher_ranked_copy(distinct_texts, data):
+    i = data.draw(st.integers(min_value=0, max_value=len(distinct_texts) - 1))
+    records = [{"id": f"r{k}", "text": t} for k, t in enumerate(distinct_texts)]
+    records.append({"id": "copy", "text": "  " + distinct_texts[i].replace(" ", " \n ") + " "})
+    a = assemble(records, "q", as_of=AS_OF, budget=Budget(context_window=100_000))
+    outcome = {o.id: o for o in a.report.records}
+    assert outcome["copy"].reason == "duplicate"
+    assert outcome[outcome["copy"].duplicate_of].decision == "included"
+    assert int(outcome["copy"].duplicate_of[1:]) <= i  # the kept copy ranks at least as high
+
+
+def test_records_accept_record_objects():
+    a = assemble([Record(id="x", text="hello there")], "q", as_of=AS_OF)
+    assert a.manifest[0].id == "x"
