@@ -59,7 +59,8 @@ def test_rank_and_score_that_disagree_is_an_error():
     with pytest.raises(RecordError, match="order the records differently"):
         parse_records([{"id": "a", "text": "x", "rank": 1, "score": 0.1},
                        {"id": "b", "text": "y", "rank": 2, "score": 0.9}])
-    parse_records([{"id": "a", "text": "x", "rank": 1, "score": 0.9}, {"id": "b", "text": "y", "rank": 2, "score": 0.1}])
+    parse_records([{"id": "a", "text": "x", "rank": 1, "score": 0.9},
+                   {"id": "b", "text": "y", "rank": 2, "score": 0.1}])
 
 
 def test_partial_rank_is_an_error_not_a_guess():

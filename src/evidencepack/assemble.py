@@ -185,8 +185,8 @@ def assemble(
         raise ValueError(f"handle_prefix must be ASCII letters, got {handle_prefix!r}")
     if not isinstance(question, str):
         raise ValueError("question must be a string")
-    fields = resolve_profile(profile)
     flat = format == "flat"
+    fields = () if flat else resolve_profile(profile)  # the flat baseline carries no metadata at all
 
     def count(text: str) -> int:
         return cache.count(tok, text)

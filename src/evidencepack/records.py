@@ -159,7 +159,7 @@ def _check_record(r: Record) -> None:
     rid = r.id
     if not isinstance(r.text, str):
         raise RecordError(f"must be a string, got {type(r.text).__name__}", record_id=rid, field="text")
-    if not r.text.strip():
+    if not r.text or r.text.isspace():
         raise RecordError("must not be empty", record_id=rid, field="text")
     if r.score is not None and (isinstance(r.score, bool) or not isinstance(r.score, int | float)
                                 or not math.isfinite(r.score)):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import threading
 import time
 import urllib.error
@@ -126,7 +125,7 @@ class HTTPBackend:
                 retry_after = err.headers.get("Retry-After") if err.headers else None
                 if retry_after and retry_after.strip().isdigit():
                     wait = min(self.max_backoff, float(retry_after))
-            except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError) as err:
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
                 last = f"{type(err).__name__}: {getattr(err, 'reason', err)}"
             except (json.JSONDecodeError, KeyError, IndexError, TypeError) as err:
                 last = f"malformed response: {err}"

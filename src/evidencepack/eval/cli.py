@@ -1,0 +1,182 @@
+"""`evidencepack eval traps …` and `evidencepack eval positions …`.
+
+`add_parser(subparsers)` registers the `eval` command on the main CLI; `python -m evidencepack.eval.cli`
+runs it standalone. Output goes to `--out DIR`: results.jsonl, report.md, PNG plots and the answer cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .backends import Backend, BackendError, Sampling, make_backend
+from .cache import AnswerCache
+from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
+from .experiments import SWEEP_CONDITIONS, TRAP_CONDITIONS, SweepRun, TrapRun, default_validator
+from .judge import LLMJudge
+from .report import plot_positions, plot_traps, sweep_report, trap_report
+
+
+def progress_bar(label: str, stream: Any = None, width: int = 30) -> Callable[[int, int], None]:
+    """A dependency-free progress bar on stderr (a line per step when stderr is not a terminal)."""
+    out = stream or sys.stderr
+    tty = hasattr(out, "isatty") and out.isatty()
+    start = time.monotonic()
+
+    def update(done: int, total: int) -> None:
+        filled = int(width * done / max(total, 1))
+        secs = time.monotonic() - start
+        eta = secs / done * (total - done) if done else 0
+        line = f"{label:<20} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {secs:5.0f}s eta {eta:4.0f}s"
+        out.write(("\r" + line + ("\n" if done == total else "")) if tty else line + "\n")
+        out.flush()
+
+    return update
+
+
+def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
+    p.add_argument("--backend", choices=("http", "llama", "scripted"), default="http",
+                   help="http: any OpenAI-compatible endpoint; llama: local GGUF; scripted: tests only")
+    p.add_argument("--base-url", help="e.g. http://127.0.0.1:8765/v1 (default $EVIDENCEPACK_BASE_URL)")
+    p.add_argument("--model", help="model name sent to the endpoint (default $EVIDENCEPACK_MODEL)")
+    p.add_argument("--model-path", help="GGUF file for --backend llama")
+    p.add_argument("--api-key", help="default $OPENAI_API_KEY")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per HTTP call (default 300)")
+    p.add_argument("--out", default="eval-runs/latest", help="output folder (default eval-runs/latest)")
+    p.add_argument("--cache", help="answer cache folder (default OUT/cache)")
+    p.add_argument("--concurrency", type=int, default=1, help="calls in flight (default 1)")
+    p.add_argument("--max-tokens", type=int, default=max_tokens, help=f"output limit (default {max_tokens})")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=0, help="sampling seed and sweep shuffle seed (default 0)")
+    p.add_argument("--notes", help="a markdown file appended to report.md (e.g. the judge audit)")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register `eval traps` and `eval positions` on an argparse subparsers object."""
+    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM")
+    ev.set_defaults(func=run)  # the main CLI calls args.func(args)
+    sub = ev.add_subparsers(dest="eval_command", required=True)
+    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude")
+    _common(t, 300)
+    t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
+    t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
+    t.add_argument("--conditions", default="flat,structured,structured+guard",
+                   help=f"comma-separated, from {', '.join(TRAP_CONDITIONS)}")
+    t.add_argument("--limit", type=int, help="only the first N questions")
+    t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
+    t.set_defaults(eval_func=cmd_traps)
+    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book")
+    _common(s, 100)
+    s.add_argument("--task", choices=("kv", "nq"), default="kv", help="key-value UUIDs or NaturalQuestions")
+    s.add_argument("--data", help="the task's .jsonl.gz (default ../shared/data/lost-in-the-middle/…)")
+    s.add_argument("--k", type=int, nargs="+", default=[9], help="distractor counts (default 9)")
+    s.add_argument("--questions", type=int, default=10, help="questions per k (default 10)")
+    s.add_argument("--conditions", default=",".join(SWEEP_CONDITIONS), help=f"from {', '.join(SWEEP_CONDITIONS)}")
+    s.set_defaults(eval_func=cmd_positions)
+    return ev
+
+
+def _backend(args: argparse.Namespace) -> Backend:
+    return make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
+                        api_key=args.api_key, timeout=args.timeout)
+
+
+def _meta(args: argparse.Namespace, backend: Backend, sampling: Sampling, **extra: Any) -> dict[str, Any]:
+    return {"backend": backend.name, "model": backend.model, "is_model": backend.is_model,
+            "sampling": json.dumps(sampling.to_dict()),
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), **extra}
+
+
+def _write(out: Path, rows: Sequence[dict[str, Any]], report: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "results.jsonl").open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    (out / "report.md").write_text(report, encoding="utf-8")
+
+
+def _notes(args: argparse.Namespace) -> str:
+    return Path(args.notes).read_text("utf-8") if args.notes else ""
+
+
+def cmd_traps(args: argparse.Namespace) -> int:
+    from ..demo import corpus as bundled
+    from ..records import load_jsonl
+
+    corpus = load_jsonl(args.corpus) if args.corpus else bundled()
+    traps = load_traps(args.traps, corpus=corpus)[: args.limit or None]
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    backend = _backend(args)
+    sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
+    out = Path(args.out)
+    cache = AnswerCache(args.cache or out / "cache")
+    run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
+                  LLMJudge(backend, cache) if args.llm_judge else None,
+                  None if args.quiet else lambda label: progress_bar(label))
+    rows = run.run()
+    meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions),
+                 trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
+    notes = _notes(args)
+    if not args.no_plots:
+        skipped = plot_traps(rows, out / "traps.png", f"{backend.model} · {len(traps)} trap questions")
+        notes += f"\n\n{skipped}" if skipped else "\n\n![rates by condition](traps.png)"
+    _write(out, rows, trap_report(rows, meta, notes))
+    print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")
+    return 0
+
+
+def cmd_positions(args: argparse.Namespace) -> int:
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    bad = [c for c in conditions if c not in SWEEP_CONDITIONS]
+    if bad:
+        raise DatasetError(f"unknown condition(s) {', '.join(bad)} (one of {', '.join(SWEEP_CONDITIONS)})")
+    load = kv_questions if args.task == "kv" else nq_questions
+    items = []
+    for i, k in enumerate(args.k):
+        qs = load(args.data, k=k, questions=args.questions, seed=args.seed)
+        # closed book does not depend on k: ask it once
+        conds = [c for c in conditions if c != "closed_book" or i == 0]
+        items += sweep_items(qs, seed=args.seed, conditions=conds)
+    backend = _backend(args)
+    sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
+    out = Path(args.out)
+    cache = AnswerCache(args.cache or out / "cache")
+    run = SweepRun(backend, items, sampling, cache, args.concurrency,
+                   progress=None if args.quiet else progress_bar("positions"))
+    rows = run.run()
+    meta = _meta(args, backend, sampling, task=args.task, k=" ".join(map(str, args.k)), questions=args.questions,
+                 conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
+    notes = _notes(args)
+    if not args.no_plots:
+        skipped = plot_positions(rows, out / "positions.png", f"{backend.model} · {args.task}")
+        notes += f"\n\n{skipped}" if skipped else "\n\n![accuracy by gold position](positions.png)"
+    _write(out, rows, sweep_report(rows, meta, notes))
+    print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch with user errors as one line on stderr and exit code 2."""
+    try:
+        return int(args.eval_func(args))
+    except (BackendError, DatasetError, ValueError, OSError) as err:
+        print(f"evidencepack eval: {err}", file=sys.stderr)
+        return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="evidencepack")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

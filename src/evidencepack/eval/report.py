@@ -1,0 +1,262 @@
+"""Metrics, `report.md` and plots from result rows.
+
+Every rate is shown with its count and a 95 % Wilson interval: with 25 questions a difference of a few
+answers is noise, and the interval says so. Rows from the scripted backend are labelled as such.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for k successes in n trials (sensible at 0/n and n/n, unlike p ± z·se)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson(k, n)
+    return {"k": k, "n": n, "rate": (k / n) if n else None, "lo": lo, "hi": hi}
+
+
+def fmt_rate(r: Mapping[str, Any] | None) -> str:
+    if not r or not r["n"]:
+        return "n/a"
+    return f"{r['k']}/{r['n']} = {100 * r['rate']:.0f} % [{100 * r['lo']:.0f}, {100 * r['hi']:.0f}]"
+
+
+# ---------------------------------------------------------------- traps
+
+
+def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per condition. Rates are over judged answers; truncated and failed calls are counted, not judged.
+    current-correct = `current` + `surfaced` (the answer gives the current rule and does not present the
+    stale one as valid)."""
+    by: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[r["condition"]].append(r)
+    out: dict[str, dict[str, Any]] = {}
+    for cond, rs in by.items():
+        judged = [r for r in rs if r.get("status") == "ok"]
+        n = len(judged)
+        v = Counter(r["verdict"] for r in judged)
+        cited = [r for r in judged if r.get("citation") is not None]
+        guard = [r for r in rs if r.get("guard")]
+        out[cond] = {
+            "questions": len(rs), "judged": n,
+            "truncated": sum(r.get("status") == "truncated" for r in rs),
+            "errors": sum(r.get("status") == "error" for r in rs),
+            "verdicts": {k: v.get(k, 0) for k in ("current", "stale", "surfaced", "confused", "none")},
+            "stale": rate(v["stale"], n), "surfaced": rate(v["surfaced"], n),
+            "current_correct": rate(v["current"] + v["surfaced"], n),
+            "citation_valid": rate(sum(r["citation"]["valid"] for r in cited), len(cited)) if cited else None,
+            "regenerated": sum(r["guard"]["regenerated"] for r in guard) if guard else None,
+            "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in rs]),
+            "mean_backend_prompt_tokens": _mean([r["prompt_tokens"] for r in rs if r.get("prompt_tokens")]),
+            "mean_completion_tokens": _mean([r["completion_tokens"] for r in rs if r.get("completion_tokens")]),
+        }
+        llm = [(r["verdict"], r.get("llm_verdict")) for r in judged if "llm_verdict" in r]
+        if llm:
+            from .judge import agreement
+
+            out[cond]["judge_agreement"] = agreement(llm)
+    return out
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _header(title: str, meta: Mapping[str, Any]) -> list[str]:
+    lines = [f"# {title}", ""]
+    if not meta.get("is_model", True):
+        lines += ["> **SCRIPTED BACKEND**: these answers come from deterministic test rules, not a model. "
+                  "Do not report them as a model result.", ""]
+    lines += [f"- {k}: {v}" for k, v in meta.items() if k != "is_model"]
+    return [*lines, ""]
+
+
+def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], notes: str = "") -> str:
+    m = trap_metrics(rows)
+    conds = [c for c in dict.fromkeys(r["condition"] for r in rows)]
+    lines = _header("Stale-guidance trap evaluation", meta)
+    lines += ["## Rates by condition (count, 95 % Wilson interval)", "",
+              "| condition | stale answer | conflict surfaced | current-correct | citation valid | "
+              "mean prompt tokens | truncated | errors |", "|---|---|---|---|---|---|---|---|"]
+    for c in conds:
+        x = m[c]
+        tok = f"{x['mean_prompt_tokens']:.0f}" if x["mean_prompt_tokens"] is not None else "n/a"
+        lines.append(f"| {c} | {fmt_rate(x['stale'])} | {fmt_rate(x['surfaced'])} | "
+                     f"{fmt_rate(x['current_correct'])} | {fmt_rate(x['citation_valid'])} | {tok} | "
+                     f"{x['truncated']} | {x['errors']} |")
+    lines += ["", "Verdict counts:", "", "| condition | current | stale | surfaced | confused | none | regenerated |",
+              "|---|---|---|---|---|---|---|"]
+    for c in conds:
+        v = m[c]["verdicts"]
+        reg = m[c]["regenerated"]
+        lines.append(f"| {c} | {v['current']} | {v['stale']} | {v['surfaced']} | {v['confused']} | {v['none']} | "
+                     f"{'' if reg is None else reg} |")
+    agree = {c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]}
+    if agree:
+        lines += ["", "## Rule judge vs LLM judge", "", "| condition | agreement | Cohen's kappa | unparsed |",
+                  "|---|---|---|---|"]
+        for c, a in agree.items():
+            kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
+            lines.append(f"| {c} | {fmt_rate(rate(a['agree'], a['n']))} | {kappa} | {a['unparsed']} |")
+    by_q: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        by_q[r["question"]][r["condition"]] = r.get("verdict") or r.get("status", "?")
+    lines += ["", "## Verdicts by question", "", "| question | " + " | ".join(conds) + " |",
+              "|---|" + "---|" * len(conds)]
+    for q, vs in by_q.items():
+        lines.append(f"| {q} | " + " | ".join(vs.get(c, "") for c in conds) + " |")
+    if notes.strip():
+        lines += ["", notes.strip()]
+    lines += ["", "## Answers", ""]
+    for r in rows:
+        ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
+        extra = ""
+        if r.get("guard", {}).get("regenerated"):
+            extra = f" (regenerated; first answer: {r['guard']['first_answer'].strip()[:400]!r})"
+        lines.append(f"- **{r['question']} / {r['condition']}** → `{r.get('verdict') or r.get('status')}`: "
+                     f"{ans}{extra}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- positions
+
+
+def sweep_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Accuracy by gold seat for `ranked`, and for `edges`, `alternate` and `closed_book`, per k."""
+    out: dict[str, Any] = {}
+    for k in sorted({r["k"] for r in rows if r["condition"] != "closed_book"}):
+        ks = [r for r in rows if r["k"] == k and r.get("status") == "ok"]
+        pos = sorted({r["position"] for r in ks if r["condition"] == "ranked"})
+        out[str(k)] = {
+            "ranked": {p: rate(sum(r["correct"] for r in ks if r["condition"] == "ranked" and r["position"] == p),
+                               sum(1 for r in ks if r["condition"] == "ranked" and r["position"] == p)) for p in pos},
+            **{c: rate(sum(r["correct"] for r in ks if r["condition"] == c),
+                       sum(1 for r in ks if r["condition"] == c)) for c in ("edges", "alternate")},
+            "gold_seats": {c: sorted({r["position"] for r in ks if r["condition"] == c})
+                           for c in ("edges", "alternate")},
+            "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in ks if r["condition"] == "ranked"]),
+        }
+    cb = [r for r in rows if r["condition"] == "closed_book" and r.get("status") == "ok"]
+    out["closed_book"] = rate(sum(r["correct"] for r in cb), len(cb))
+    out["truncated"] = sum(r.get("status") == "truncated" for r in rows)
+    out["errors"] = sum(r.get("status") == "error" for r in rows)
+    return out
+
+
+def sweep_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], notes: str = "") -> str:
+    m = sweep_metrics(rows)
+    lines = _header("Position sweep (lost in the middle)", meta)
+    lines += [f"Closed book (no records): {fmt_rate(m['closed_book'])}",
+              f"Truncated answers: {m['truncated']}; failed calls: {m['errors']}", ""]
+    for k, x in m.items():
+        if not k.isdigit():
+            continue
+        lines += [f"## k = {k} distractors ({int(k) + 1} records, mean {x['mean_prompt_tokens'] or 0:.0f} prompt "
+                  "tokens)", "", "| gold position (ranked) | accuracy |", "|---|---|"]
+        lines += [f"| {p} | {fmt_rate(r)} |" for p, r in x["ranked"].items()]
+        lines += ["", "| order (gold = rank 1, distractors shuffled) | gold seat | accuracy |", "|---|---|---|"]
+        for c in ("edges", "alternate"):
+            lines.append(f"| {c} | {x['gold_seats'][c]} | {fmt_rate(x[c])} |")
+        lines.append("")
+    if notes.strip():
+        lines += [notes.strip(), ""]
+    lines += ["## Answers", ""]
+    for r in rows:
+        ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")[:300]
+        lines.append(f"- {r['question']} {r['condition']} pos={r['position']}: "
+                     f"{'truncated' if r.get('status') == 'truncated' else r.get('correct')} | {ans}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- plots
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def plot_traps(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str | None:
+    """Grouped bars of the three rates per condition with Wilson intervals; returns a note if skipped."""
+    plt = _pyplot()
+    if plt is None:
+        return "plots skipped: matplotlib is not installed (pip install 'evidencepack[plots]')"
+    m = trap_metrics(rows)
+    conds = list(dict.fromkeys(r["condition"] for r in rows))
+    metrics = [("stale", "stale answer"), ("surfaced", "conflict surfaced"), ("current_correct", "current-correct")]
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    width = 0.8 / len(metrics)
+    for j, (key, label) in enumerate(metrics):
+        xs, ys, err = [], [], [[], []]
+        for i, c in enumerate(conds):
+            r = m[c][key]
+            y = 100 * (r["rate"] or 0)
+            xs.append(i + (j - 1) * width)
+            ys.append(y)
+            err[0].append(y - 100 * r["lo"])
+            err[1].append(100 * r["hi"] - y)
+        ax.bar(xs, ys, width, yerr=err, capsize=3, label=label)
+    ax.set_xticks(range(len(conds)), conds)
+    ax.set_ylabel("% of judged answers (95 % Wilson)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return None
+
+
+def plot_positions(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str | None:
+    plt = _pyplot()
+    if plt is None:
+        return "plots skipped: matplotlib is not installed (pip install 'evidencepack[plots]')"
+    m = sweep_metrics(rows)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for k, x in m.items():
+        if not k.isdigit() or not x["ranked"]:
+            continue
+        ps = list(x["ranked"])
+        ys = [100 * (x["ranked"][p]["rate"] or 0) for p in ps]
+        lo = [y - 100 * x["ranked"][p]["lo"] for p, y in zip(ps, ys)]
+        hi = [100 * x["ranked"][p]["hi"] - y for p, y in zip(ps, ys)]
+        ax.errorbar(ps, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"ranked, k={k}")
+        for c, mk in (("edges", "s"), ("alternate", "^")):
+            if x[c]["n"] and x["gold_seats"][c]:
+                ax.scatter(x["gold_seats"][c][:1], [100 * x[c]["rate"]], marker=mk, s=60, zorder=3,
+                           label=f"{c} (gold rank 1), k={k}")
+    cb = m["closed_book"]
+    if cb["n"]:
+        ax.axhline(100 * cb["rate"], linestyle="--", color="grey", label=f"closed book ({cb['k']}/{cb['n']})")
+    ax.set_xlabel("position of the gold record")
+    ax.set_ylabel("accuracy % (95 % Wilson)")
+    ax.set_ylim(-2, 102)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return None
