@@ -186,7 +186,9 @@ def assemble(
     if not isinstance(question, str):
         raise ValueError("question must be a string")
     flat = format == "flat"
-    fields = () if flat else resolve_profile(profile)  # the flat baseline carries no metadata at all
+    fields = resolve_profile(profile)
+    if flat:
+        fields = ()  # the flat baseline carries no metadata at all
 
     def count(text: str) -> int:
         return cache.count(tok, text)

@@ -69,7 +69,7 @@ def _assembly_kwargs(args: argparse.Namespace) -> dict:
 def _read_records(path: str):
     if path == "-":
         return parse_jsonl_bytes(sys.stdin.buffer.read())
-    if not Path(path).is_file():
+    if not Path(path).exists():
         raise UsageError(f"records file not found: {path}")
     return load_jsonl(path)
 
@@ -112,8 +112,12 @@ def report_table(result: Assembly) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import demo_records, run_demo
 
+    if args.records:
+        for record in demo_records()[0]:
+            print(json.dumps(record.to_dict(), ensure_ascii=False))
+        return 0
     print(run_demo(as_of=args.as_of))
     return 0
 
@@ -134,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the assembler on the bundled HR policy corpus")
     p.add_argument("--as-of", default="2026-06-01", help="date at which validity is judged (default 2026-06-01)")
+    p.add_argument("--records", action="store_true", help="print the demo's retrieved records as JSONL instead")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("validate", help="check an answer's citations against an assembly "
