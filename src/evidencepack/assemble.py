@@ -11,7 +11,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -109,7 +109,6 @@ class Assembly:
     boundary: str
     format: str
     handle_prefix: str = "S"
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def prompt(self) -> str:
