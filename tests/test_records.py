@@ -78,5 +78,8 @@ def test_jsonl_errors_name_the_line():
         parse_jsonl_bytes(b'{"id": "a", "text": "\xff"}\n')
     with pytest.raises(RecordError, match="line 2.*duplicate id"):
         parse_jsonl_bytes(b'{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n')
+    with pytest.raises(RecordError, match="line 3, record 'c', field 'rank'"):
+        parse_jsonl_bytes(b'{"id": "a", "text": "x", "rank": 1}\n{"id": "b", "text": "y", "rank": 2}\n'
+                          b'{"id": "c", "text": "z"}\n')
     with pytest.raises(RecordError, match="line 1.*nested too deeply"):
         parse_jsonl_bytes(b'{"id": "a", "text": "x", "metadata": ' + b"[" * 100000 + b"]" * 100000 + b"}\n")

@@ -283,4 +283,9 @@ def parse_jsonl_bytes(raw: bytes) -> tuple[Record, ...]:
         records.append(Record.from_dict(data, line=number))
         lines.append(number)
     _check_unique_ids(records, lines)
-    return rank_order(tuple(records))
+    try:
+        return rank_order(tuple(records))
+    except RecordError as err:
+        line_of = {r.id: n for r, n in zip(records, lines)}
+        raise RecordError(_bare_message(err), record_id=err.record_id, field=err.field,
+                          line=line_of.get(err.record_id or "")) from None
