@@ -8,30 +8,18 @@ model that is told a record is expired can say so, while a silently missing reco
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime
 
 from .candidates import Candidate, Dropped, PassResult, Status
-from .records import SENSITIVITIES, Record, When
+from .records import SENSITIVITIES, Record, When, strictly_before
 
 
 def validity_status(record: Record, as_of: When) -> Status:
     """`current`, `expired` (after the last valid day) or `not_yet_valid` (before the first)."""
-    if record.valid_from is not None and _before(as_of, record.valid_from):
+    if record.valid_from is not None and strictly_before(as_of, record.valid_from):
         return "not_yet_valid"
-    if record.valid_until is not None and _before(record.valid_until, as_of):
+    if record.valid_until is not None and strictly_before(record.valid_until, as_of):
         return "expired"
     return "current"
-
-
-def _before(a: When, b: When) -> bool:
-    """Strictly before; compared by day when either side is a plain date (bounds are inclusive days)."""
-    if isinstance(a, datetime) and isinstance(b, datetime):
-        return a < b
-    return _day(a) < _day(b)
-
-
-def _day(value: When) -> date:
-    return value.date() if isinstance(value, datetime) else value
 
 
 def admit(

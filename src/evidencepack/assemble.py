@@ -12,7 +12,6 @@ import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from .admit import admit
@@ -175,9 +174,7 @@ def assemble(
     budget = budget or Budget()
     tok = get_tokenizer(tokenizer)
     cache = count_cache or DEFAULT_CACHE
-    as_of = parse_when(as_of, field="as_of") if isinstance(as_of, str) else as_of
-    if not isinstance(as_of, date):
-        raise ValueError(f"as_of must be a date, got {as_of!r}")
+    as_of = parse_when(as_of, field="as_of")  # also makes a naive datetime comparable (UTC)
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r} (one of {', '.join(FORMATS)})")
     if not isinstance(handle_prefix, str) or not handle_prefix.isalpha() or not handle_prefix.isascii():

@@ -181,7 +181,7 @@ def _check_record(r: Record) -> None:
         if value is not None and not isinstance(value, date):
             raise RecordError("must be a date or datetime (use parse_records for strings)",
                               record_id=rid, field=name)
-    if r.valid_from is not None and r.valid_until is not None and _ends_before(r.valid_until, r.valid_from):
+    if r.valid_from is not None and r.valid_until is not None and strictly_before(r.valid_until, r.valid_from):
         raise RecordError(f"valid_until {r.valid_until.isoformat()} is before valid_from "
                           f"{r.valid_from.isoformat()}", record_id=rid, field="valid_until")
     if not isinstance(r.metadata, Mapping):
@@ -192,11 +192,12 @@ def _check_record(r: Record) -> None:
         raise RecordError("must contain finite numbers only", record_id=rid, field="embedding")
 
 
-def _ends_before(end: When, start: When) -> bool:
-    """True when `end` is strictly before `start`, comparing by day when either side is a date."""
-    if isinstance(end, datetime) and isinstance(start, datetime):
-        return end < start
-    return _day(end) < _day(start)
+def strictly_before(a: When, b: When) -> bool:
+    """`a` strictly before `b`, compared by day when either side is a plain date: a date bound covers
+    its whole day, so validity windows are inclusive of their first and last day."""
+    if isinstance(a, datetime) and isinstance(b, datetime):
+        return a < b
+    return _day(a) < _day(b)
 
 
 def _day(value: When) -> date:
