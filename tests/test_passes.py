@@ -186,3 +186,14 @@ def test_stable_and_ranked():
     assert order(items, "stable", stable_key=str) == ["a", "b", "c"]
     with pytest.raises(ValueError):
         order(items, "random")
+
+
+def test_datetime_bounds_compare_by_instant_and_naive_as_of_is_utc():
+    from datetime import datetime
+
+    from evidencepack import assemble
+
+    rec = {"id": "a", "text": "t", "valid_until": "2025-01-01T10:00:00Z"}
+    assert assemble([rec], "q", as_of=datetime(2025, 1, 1, 9)).manifest[0].status == "current"
+    assert assemble([rec], "q", as_of=datetime(2025, 1, 1, 11)).manifest[0].status == "expired"
+    assert assemble([rec], "q", as_of="2025-01-01").manifest[0].status == "current"  # a day covers the bound
