@@ -47,7 +47,7 @@ def _fingerprint(text: str) -> tuple[bytes, frozenset[str], tuple[str, ...], fro
     if len(words) <= SHINGLE_SIZE:
         grams = frozenset((words,))
     else:
-        grams = frozenset(words[i:i + SHINGLE_SIZE] for i in range(len(words) - SHINGLE_SIZE + 1))
+        grams = frozenset(map("".join, zip(*(words[i:] for i in range(SHINGLE_SIZE)))))  # C-speed 5-grams
     numbers = tuple(sorted(_NUMBER.findall(norm)))
     negations = frozenset(w for w in words.split() if w in _NEGATIONS)
     return exact, grams, numbers, negations
