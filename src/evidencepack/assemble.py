@@ -21,7 +21,8 @@ from .conflicts import Conflict, find_conflicts, notice_text
 from .dedup import DEFAULT_THRESHOLD, EMBEDDING_CUTOFF, dedup
 from .order import order as seat
 from .records import Record, When, parse_records, parse_when
-from .render import FORMATS, Prepared, header_segment, neutralise_value, prepare, render_block, resolve_profile
+from .render import FORMATS, Prepared, header_segment, prepare, render_block, resolve_profile
+from .render.neutralise import replace_surrogates, safe_label
 from .render.prompts import boundary_code, system_prompt, user_message
 from .scan import injection_score
 from .tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
@@ -181,6 +182,7 @@ def assemble(
         raise ValueError(f"handle_prefix must be ASCII letters, got {handle_prefix!r}")
     if not isinstance(question, str):
         raise ValueError("question must be a string")
+    question = replace_surrogates(question)
     flat = format == "flat"
     fields = resolve_profile(profile)
     if flat:
@@ -241,8 +243,8 @@ def assemble(
         blocks = [render_block(format, h, prep(c).fields, prep(c).body, boundary) for h, c in handles]
         notice = ""
         if conflict_notice and conflicts:
-            labels = {c.topic: neutralise_value(c.topic, boundary=boundary, handle_prefix=handle_prefix)
-                      for c in conflicts if c.topic is not None}
+            # The notice sits outside every block, so a topic appears there only if it is a plain slug.
+            labels = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
             notice = notice_text(conflicts, labels)
         sources = _separator(flat).join(([notice] if notice else []) + blocks)
         user = user_message(sources, question, flat=flat)
@@ -299,11 +301,15 @@ def _separator(flat: bool) -> str:
 def _manifest_entry(handle: str, position: int, c: Candidate, tokens: int, absorbed: Sequence[str]
                     ) -> ManifestEntry:
     r = c.record
+
+    def encodable(value: str | None) -> str | None:
+        return replace_surrogates(value) if value is not None else None
+
     return ManifestEntry(
         handle=handle, id=r.id, position=position, rank=c.rank, tokens=tokens, status=c.status,
-        authority=r.authority, sensitivity=r.sensitivity, doc=r.doc, section=r.section, url=r.url,
-        date=r.date.isoformat() if r.date else None, source_system=r.source_system, topic=r.topic,
-        absorbed=tuple(absorbed),
+        authority=r.authority, sensitivity=r.sensitivity, doc=encodable(r.doc), section=encodable(r.section),
+        url=encodable(r.url), date=r.date.isoformat() if r.date else None,
+        source_system=encodable(r.source_system), topic=encodable(r.topic), absorbed=tuple(absorbed),
     )
 
 

@@ -92,6 +92,6 @@ def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str
         weak = "; ".join(f"{h} is {' and '.join(r)}" for h, r in c.others)
         cur = ", ".join(c.current)
         verb = "is" if len(c.current) == 1 else "are"
-        about = f" (topic: {topic_label[c.topic]})" if c.topic is not None else ""
+        about = f" (topic: {topic_label[c.topic]})" if c.topic in topic_label else ""
         lines.append(f"- {weak}; {cur} {verb} authoritative and current{about}.")
     return "\n".join(lines)

@@ -146,7 +146,7 @@ def parse_when(value: Any, *, record_id: str | None = None, field: str | None = 
             return date.fromisoformat(text)
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise RecordError(f"unparsable date {value!r} (want YYYY-MM-DD or an ISO datetime)",
+        raise RecordError("unparsable date (want YYYY-MM-DD or an ISO datetime)",
                           record_id=record_id, field=field) from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
@@ -163,18 +163,18 @@ def _check_record(r: Record) -> None:
         raise RecordError("must not be empty", record_id=rid, field="text")
     if r.score is not None and (isinstance(r.score, bool) or not isinstance(r.score, int | float)
                                 or not math.isfinite(r.score)):
-        raise RecordError(f"must be a finite number, got {r.score!r}", record_id=rid, field="score")
+        raise RecordError(f"must be a finite number, got {type(r.score).__name__}", record_id=rid, field="score")
     if r.rank is not None and (isinstance(r.rank, bool) or not isinstance(r.rank, int) or r.rank < 1):
-        raise RecordError(f"must be an integer >= 1, got {r.rank!r}", record_id=rid, field="rank")
+        raise RecordError(f"must be an integer >= 1 (got {type(r.rank).__name__})", record_id=rid, field="rank")
     for name in _STRING_FIELDS:
         value = getattr(r, name)
         if value is not None and not isinstance(value, str):
             raise RecordError(f"must be a string, got {type(value).__name__}", record_id=rid, field=name)
     if r.authority not in AUTHORITIES:
-        raise RecordError(f"unknown value {r.authority!r} (one of {', '.join(AUTHORITIES)})",
+        raise RecordError(f"unknown value (one of {', '.join(AUTHORITIES)})",
                           record_id=rid, field="authority")
     if r.sensitivity not in SENSITIVITIES:
-        raise RecordError(f"unknown value {r.sensitivity!r} (one of {', '.join(SENSITIVITIES)})",
+        raise RecordError(f"unknown value (one of {', '.join(SENSITIVITIES)})",
                           record_id=rid, field="sensitivity")
     for name in _DATE_FIELDS:
         value = getattr(r, name)
@@ -182,8 +182,7 @@ def _check_record(r: Record) -> None:
             raise RecordError("must be a date or datetime (use parse_records for strings)",
                               record_id=rid, field=name)
     if r.valid_from is not None and r.valid_until is not None and strictly_before(r.valid_until, r.valid_from):
-        raise RecordError(f"valid_until {r.valid_until.isoformat()} is before valid_from "
-                          f"{r.valid_from.isoformat()}", record_id=rid, field="valid_until")
+        raise RecordError("is before valid_from", record_id=rid, field="valid_until")
     if not isinstance(r.metadata, Mapping):
         raise RecordError("must be a mapping", record_id=rid, field="metadata")
     if r.embedding is not None and not all(
@@ -240,7 +239,7 @@ def rank_order(records: tuple[Record, ...]) -> tuple[Record, ...]:
         by_rank: dict[int, str] = {}
         for r in records:
             if r.rank in by_rank:
-                raise RecordError(f"rank {r.rank} is also given to record {by_rank[r.rank]!r}",
+                raise RecordError(f"the same rank is also given to record {by_rank[r.rank]!r}",
                                   record_id=r.id, field="rank")
             by_rank[r.rank] = r.id  # type: ignore[index]
         ordered = tuple(sorted(records, key=lambda r: r.rank))  # type: ignore[arg-type, return-value]
@@ -248,9 +247,8 @@ def rank_order(records: tuple[Record, ...]) -> tuple[Record, ...]:
             for better, worse in zip(ordered, ordered[1:]):
                 if worse.score > better.score:  # type: ignore[operator]
                     raise RecordError(
-                        f"score {worse.score} ranks above {better.id!r} (score {better.score}) but rank "
-                        f"{worse.rank} ranks below it; score and rank order the records differently",
-                        record_id=worse.id, field="score")
+                        f"score ranks this record above {better.id!r} but rank ranks it below; score and rank "
+                        "order the records differently", record_id=worse.id, field="score")
         return ordered
     if records and all(has_score):
         return tuple(sorted(records, key=lambda r: -r.score))  # type: ignore[operator]  # stable for ties

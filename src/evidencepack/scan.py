@@ -1,39 +1,143 @@
 """A heuristic scan for injection-like content in a record. It reports; it never drops on its own.
 
-A score in [0, 1] from weighted signals: imperatives aimed at the model, chat role markers, requests to
-cite or trust the record itself, exfiltration requests. It is a tripwire for review, not a classifier: a
-policy option (`injection_threshold`) can exclude records above a score, always with the reason reported.
+A score in [0, 1] from weighted signals: imperatives aimed at the model, chat role markers, attempts to close
+a source block, requests to cite or trust the record itself, forged handles, exfiltration requests, hidden
+or encoded content. It is a tripwire for review, not a classifier: a policy option (`injection_threshold`)
+can exclude records above a score, always with the reason reported. Text is scanned in a normalised view
+(invisible and control characters removed, NFKC, case-folded, common Cyrillic look-alikes mapped to Latin)
+and once more after decoding what an attacker uses to hide instructions (HTML entities, percent-encoding,
+backslash escapes, Unicode tag characters, base64), so the mutations that fool a plain regex do not fool it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import html
 import re
 import unicodedata
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import unquote
 
 from .records import Record
+from .render.neutralise import clean
 
-_SIGNALS: tuple[tuple[float, re.Pattern[str]], ...] = tuple(
-    (weight, re.compile(pattern, re.IGNORECASE | re.MULTILINE)) for weight, pattern in (
-        (0.5, r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:previous|prior|above|earlier|all|system|"
-              r"your)\b.{0,20}\b(?:instructions?|prompts?|rules|guidelines|messages?)"),
-        (0.4, r"<\s*\|\s*[a-z_]{2,30}\s*\|\s*>|\[/?inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>"),
-        (0.3, r"^\s*(?:#{1,6}\s*)?(?:system|assistant|human|instruction)\s*:"),
-        (0.4, r"\b(?:cite|treat|consider|regard)\b.{0,30}\b(?:this|me|it)\b.{0,30}\b(?:as\s+)?"
-              r"(?:authoritative|the (?:only|official|primary) source|current|trusted)"),
-        (0.3, r"\b(?:you are now|new instructions?|from now on|you must|system prompt|act as)\b"),
-        (0.4, r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate)\b.{0,40}\b(?:system prompt|"
-              r"instructions|api key|password|secret|hidden|other sources|conversation)"),
-        (0.3, r"!\[[^\]]*\]\(https?://[^)]*\?[^)]*=|https?://\S*(?:\{|%7b)"),
-        (0.2, r"\b(?:do not|don't) (?:tell|mention|reveal)\b.{0,30}\b(?:user|anyone)"),
+_SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
+    (name, weight, re.compile(pattern, re.IGNORECASE | re.MULTILINE)) for name, weight, pattern in (
+        ("override", 0.5,
+         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:previous|prior|above|earlier|all|"
+         r"system|your|the|other|any)\b.{0,30}\b(?:instructions?|prompts?|rules|guidelines|messages?|sources?|"
+         r"context|question|safety)"),
+        ("override", 0.5,
+         r"\b(?:forget everything|supersedes? your|real instructions|no restrictions|developer mode|"
+         r"maintenance mode|(?:note|message) to the (?:ai|model|assistant|llm)|do not answer the question|"
+         r"(?:priority|developer|admin(?:istrator)?) (?:override|instructions?))"),
+        ("role_marker", 0.4,
+         r"<\s*\|\s*[a-z_▁ ]{2,30}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
+         r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
+        ("role_label", 0.3,
+         r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response)\s*:"),
+        ("close_block", 0.3,
+         r"</\s*(?:source|sources|document|context|instructions?|system)\s*>|<<<|>>>|\]\]>|"
+         r"\b(?:end of (?:sources?|context|document)|(?:end|begin) (?:source|system))\b"),
+        ("self_authority", 0.4,
+         r"\b(?:cite|treat|consider|regard)\b.{0,30}\b(?:this|me|it)\b.{0,30}\b(?:as\s+)?"
+         r"(?:authoritative|the (?:only|official|primary) source|current|trusted)|"
+         r"\b(?:do not|don't) cite any other|every other source is (?:outdated|expired|wrong)|"
+         r"treat every other source as"),
+        ("forged_handle", 0.3,
+         r"[\[(\u3010]\s*(?:[\^/]\s*)?s\s*\d+\s*(?:[\])\u3011:,]|$)|\bsource s\d+\b"),
+        ("model_directive", 0.3,
+         r"\b(?:you are now|new instructions?|from now on|you must|system prompt|act as|you have been|"
+         r"conversation reset)\b"),
+        ("answer_directive", 0.4,
+         r"\b(?:in|to|into|with|from|of) your (?:answer|response|reply|output)\b|"
+         r"\byour (?:answer|response|reply)(?:'s)? words\b|\b(?:answer|reply|respond) only with\b"),
+        ("exfiltration", 0.4,
+         r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate|append|include|quote|list)\b.{0,40}\b(?:"
+         r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
+         r"environment variables?|email)"),
+        ("exfiltration", 0.3,
+         r"!\[[^\]]*\]\(https?://[^)]*\?[^)]*=|https?://\S*(?:\{|%7b)|<img\b[^>]*\bsrc\s*=\s*[\"']?https?://|"
+         r"\bcall the \w+ tool\b"),
+        ("concealment", 0.2, r"\b(?:do not|don't) (?:tell|mention|reveal)\b.{0,30}\b(?:user|anyone)"),
+        ("encoded", 0.4, r"\bdecode\b.{0,40}\b(?:follow|execute|obey|run)\b"),
     )
 )
+# Characters with no business in retrieved prose: tag characters, bidi overrides, ANSI escapes, C0/C1
+# controls other than tab and newline. Their presence is a signal in itself.
+_HIDDEN = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_TAGS = re.compile("[\U000e0020-\U000e007e]+")
+_B64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+_CYRILLIC = str.maketrans("асԁеіјорѕхуАВСЕНІЈКМОРЅТХУ", "acdeijopsxyABCEHIJKMOPSTXY")
+_MAX_SCAN = 200_000  # characters per field: a tripwire, not a parser; keeps a 1 MB record cheap
 
 
 def injection_score(record: Record) -> float:
-    """Sum of the weights of the signals found in the record's text and metadata, capped at 1."""
-    texts = [record.text, *(v for v in (record.doc, record.section, record.topic, record.source_system) if v)]
-    texts += [v for v in record.metadata.values() if isinstance(v, str)]
-    folded = unicodedata.normalize("NFKC", "\n".join(texts))
-    folded = re.sub("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]", "", folded)
-    score = sum(weight for weight, pattern in _SIGNALS if pattern.search(folded))
-    return round(min(score, 1.0), 2)
+    """Sum of the weights of the signal kinds found in the record's text and metadata, capped at 1."""
+    return round(min(sum(injection_signals(record).values()), 1.0), 2)
+
+
+def injection_signals(record: Record) -> dict[str, float]:
+    """Which signal kinds fired, with their weight (the strongest pattern per kind); for the report."""
+    raw = "\n".join(s[:_MAX_SCAN] for s in _strings(record))
+    found: dict[str, float] = {}
+    if _HIDDEN.search(raw):
+        found["hidden_characters"] = 0.3
+    for view in _views(raw):
+        for name, weight, pattern in _SIGNALS:
+            if weight > found.get(name, 0.0) and pattern.search(view):
+                found[name] = weight
+    return found
+
+
+def _strings(record: Record) -> Iterator[str]:
+    yield record.text
+    for value in (record.doc, record.section, record.topic, record.source_system, record.url):
+        if value:
+            yield value
+    yield from _metadata_strings(record.metadata)
+
+
+def _metadata_strings(metadata: Mapping[str, Any], limit: int = 1000) -> Iterator[str]:
+    """String keys and values anywhere in `metadata`, walked iteratively (deep nesting cannot recurse)."""
+    stack: list[Any] = [metadata]
+    seen = 0
+    while stack and seen < limit:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            stack.extend(k for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def _views(raw: str) -> list[str]:
+    """The normalised text, plus decoded forms of what it hides (each normalised the same way)."""
+    base = _normalise(raw)
+    views = [base]
+    hidden = "".join(chr(ord(c) - 0xE0000) for m in _TAGS.finditer(raw) for c in m.group(0))
+    if hidden:
+        views.append(_normalise(hidden))
+    decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), unquote(html.unescape(raw)))
+    if decoded != raw:
+        views.append(_normalise(decoded))
+    for m in _B64.finditer(raw):
+        try:
+            text = base64.b64decode(m.group(0) + "=" * (-len(m.group(0)) % 4)).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if text.isprintable() or "\n" in text:
+            views.append(_normalise(text))
+    return views
+
+
+def _normalise(text: str) -> str:
+    """Neutralise's cleanup (controls, invisibles) without its defusing, then NFKC and look-alike folding."""
+    cleaned = clean(text)
+    return unicodedata.normalize("NFKC", cleaned).translate(_CYRILLIC)

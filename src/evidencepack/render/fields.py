@@ -65,5 +65,11 @@ def field_value(cand: Candidate, name: str) -> str | None:
     value = record.metadata[key]
     if value is None:
         return None
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True,
-                                                           default=str)
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except TypeError:  # keys of mixed types cannot be sorted
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):  # too deeply nested, or circular
+        return f"[{type(value).__name__} value not shown: too deeply nested or circular]"

@@ -34,17 +34,18 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-# Matched against the folded view (NFKC + casefold).
+# Matched against the folded view (NFKC + casefold). No two unbounded quantifiers may match the same run
+# (`\s*/?\s*` would backtrack quadratically on a long run of spaces): a 1 MB record must stay linear.
 _ROLE_MARKERS = (
-    r"<\s*\|\s*[^|<>\n]{1,40}?\s*\|\s*>"                      # ChatML, Llama 3, Phi, DeepSeek: <|im_start|>
-    r"|\[\s*/?\s*(?:inst|sys|system_prompt|available_tools|avail_tools|tool_calls|tool_results|img)\s*\]"
-    r"|<<\s*/?\s*sys\s*>>"                                    # Llama 2 system block
-    r"|<\s*/?\s*(?:start_of_turn|end_of_turn|start_of_image|end_of_image|s|bos|eos|pad|unk|mask|system|user"
+    r"<\s*\|\s*[^|<>\s][^|<>\n]{0,39}?\s*\|\s*>"              # ChatML, Llama 3, Phi, DeepSeek: <|im_start|>
+    r"|\[\s*(?:/\s*)?(?:inst|sys|system_prompt|available_tools|avail_tools|tool_calls|tool_results|img)\s*\]"
+    r"|<<\s*(?:/\s*)?sys\s*>>"                                    # Llama 2 system block
+    r"|<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|start_of_image|end_of_image|s|bos|eos|pad|unk|mask|system|user"
     r"|assistant|think|tool_call|tool_response|tools)\s*>"    # Gemma, BOS/EOS, Qwen tool and reasoning tags
     r"|^[ \t]*(?:#{1,6}[ \t]*)?(?:system|user|assistant|human|model|instruction|instructions|response)[ \t]*:"
 )
 # Our own block delimiters in every format: <<<…>>> (text, json), <!-- … --> (markdown), <source_…> (xml).
-_DELIMITERS = r"<<<|>>>|<!--|-->|<\s*/?\s*sources?(?=[\s_>-])"
+_DELIMITERS = r"<<<|>>>|<!--|-->|<\s*(?:/\s*)?sources?(?=[\s_>-])"
 _HANDLE_OPEN = "[\\[(\u3010\u3014\u3016\u3018\u301a\u2045\u27e6]"
 _HANDLE_CLOSE = "[\\])\u3011\u3015\u3017\u3019\u301b\u2046\u27e7]"
 _BRACKETS = str.maketrans({"<": "\u2039", ">": "\u203a", "[": "\u2045", "]": "\u2046"})
@@ -96,7 +97,7 @@ def _defuse_handle(original: str) -> str:
 def _structure_pattern(boundary: str, prefix: str) -> re.Pattern[str]:
     """One alternation over everything that could pass for structure, so the text is folded once."""
     p = re.escape(prefix.casefold())
-    handle = (rf"{_HANDLE_OPEN}\s*[\^/#@]?\s*{p}\s*\d+(?:\s*[,;\-\u2013]\s*(?:{p})?\s*\d+)*"
+    handle = (rf"{_HANDLE_OPEN}\s*(?:[\^/#@]\s*)?{p}\s*\d+(?:\s*[,;\-\u2013]\s*(?:{p}\s*)?\d+)*"
               rf"(?:\s*{_HANDLE_CLOSE})?")
     parts = [f"(?P<role_marker>{_ROLE_MARKERS})"]
     if boundary:
@@ -134,9 +135,10 @@ def _replace_structure(text: str, pattern: re.Pattern[str], tally: Counter[str])
     return "".join(parts)
 
 
-def neutralise(text: str, *, boundary: str = "", handle_prefix: str = "S",
-               counts: Counter[str] | None = None) -> str:
-    """Return `text` defused; add what was changed, per kind, to `counts` when given."""
+def clean(text: str, *, counts: Counter[str] | None = None) -> str:
+    """Remove what no reader should receive: lone surrogates (they cannot be encoded as UTF-8), control
+    characters and ANSI escapes (terminal tricks), invisible and direction-changing characters (hidden or
+    reordered text), and odd line breaks (normalised to `\\n`). Does not defuse structure."""
     tally: Counter[str] = Counter() if counts is None else counts
 
     def sub(pattern: re.Pattern[str], repl: str, kind: str, s: str) -> str:
@@ -154,7 +156,28 @@ def neutralise(text: str, *, boundary: str = "", handle_prefix: str = "S",
     if not ascii_only:
         text = sub(_INVISIBLE, "", "invisible", text)
         text = sub(_VS_RUN, "", "invisible", text)
-    return _replace_structure(text, _structure_pattern(boundary, handle_prefix), tally)
+    return text
+
+
+def neutralise(text: str, *, boundary: str = "", handle_prefix: str = "S",
+               counts: Counter[str] | None = None) -> str:
+    """Return `text` cleaned and defused; add what was changed, per kind, to `counts` when given."""
+    tally: Counter[str] = Counter() if counts is None else counts
+    return _replace_structure(clean(text, counts=tally), _structure_pattern(boundary, handle_prefix), tally)
+
+
+def replace_surrogates(value: str) -> str:
+    """Lone surrogates become U+FFFD, so a value that reaches JSON output is always encodable as UTF-8."""
+    return value if value.isascii() else _SURROGATE.sub(REPLACEMENT_CHAR, value)
+
+
+_SAFE_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def safe_label(value: str | None) -> str | None:
+    """`value` when it is a short ASCII slug (`pto-carryover`), else None: the only record-supplied text
+    that may appear outside a delimited block (e.g. a topic in the conflict notice)."""
+    return value if value is not None and _SAFE_LABEL.fullmatch(value) else None
 
 
 def neutralise_value(value: str, *, boundary: str = "", handle_prefix: str = "S", max_chars: int = 160,
