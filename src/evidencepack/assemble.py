@@ -203,8 +203,8 @@ def assemble(
         candidates = [c for c in candidates if scores[c.id] <= injection_threshold]
 
     # Reserves: system prompt and the question's frame, counted with the real tokenizer.
-    material = json.dumps([question, format, [c.id for c in candidates]], ensure_ascii=False)
-    boundary = boundary_code(material.encode("utf-8", "surrogatepass"), boundary_key)
+    material = [question, format, *(part for c in candidates for part in (c.id, c.record.text))]
+    boundary = boundary_code((m.encode("utf-8", "surrogatepass") for m in material), boundary_key)
     as_of_text = as_of.isoformat()
     system = system_prompt(system_template, boundary=boundary, as_of=as_of_text, prefix=handle_prefix,
                            conflict_policy=conflict_policy, flat=flat)

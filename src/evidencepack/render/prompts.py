@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import os
 import secrets
+from collections.abc import Iterable
 from string import Template
 
 BOUNDARY_KEY_ENV = "EVIDENCEPACK_BOUNDARY_KEY"
@@ -43,15 +44,20 @@ FLAT_USER_TEMPLATE = Template("Context:\n$sources\n\nQuestion: $question")
 NO_SOURCES = "(no sources were retrieved)"
 
 
-def boundary_code(material: bytes, key: bytes | str | None = None) -> str:
+def boundary_code(material: Iterable[bytes], key: bytes | str | None = None) -> str:
     """A 12-hex-digit code from HMAC-SHA256(key, material). Same key and input give the same code (prompt
     caches and byte-identical output keep working); a record author, who lacks the key, cannot predict
-    it. The key comes from the argument, else $EVIDENCEPACK_BOUNDARY_KEY, else a random per-process key."""
+    it, and a record that embeds a code it once saw changes the material and so the code. The key comes
+    from the argument, else $EVIDENCEPACK_BOUNDARY_KEY, else a random per-process key."""
     if key is None:
         key = os.environ.get(BOUNDARY_KEY_ENV) or _PROCESS_KEY
     if isinstance(key, str):
         key = key.encode("utf-8")
-    return "ep" + hmac.new(key, material, hashlib.sha256).hexdigest()[:12]
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for part in material:
+        mac.update(len(part).to_bytes(8, "big"))  # length-prefixed: no two inputs share a byte stream
+        mac.update(part)
+    return "ep" + mac.hexdigest()[:12]
 
 
 def system_prompt(template: str | Template | None, *, boundary: str, as_of: str, prefix: str,
