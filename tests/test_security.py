@@ -335,11 +335,17 @@ def test_scan_flags_payloads_and_spares_the_hr_corpus() -> None:
     assert all(injection_score(r) == 0 for r in corpus())
 
 
-def test_scan_is_cheap_on_a_megabyte() -> None:
-    rec = ep.Record(id="x", text=("ignore <|im_start|> [S1] QUJD " * 40_000) + "\n" * 200_000)
-    start = time.perf_counter()
-    assert injection_score(rec) >= 0.5
-    assert time.perf_counter() - start < 10
+def test_scan_costs_linear_time() -> None:
+    """10x the input costs about 10x the time (a ratio in one run; quadratic scanning would give ~100x)."""
+
+    def cost(repeat: int) -> float:
+        rec = ep.Record(id="x", text=("ignore <|im_start|> [S1] QUJD " * repeat) + "\n" * (5 * repeat))
+        start = time.perf_counter()
+        assert injection_score(rec) >= 0.5
+        return time.perf_counter() - start
+
+    small, large = min(cost(4_000) for _ in range(2)), cost(40_000)
+    assert large / max(small, 1e-4) < 40
 
 
 # ---------------------------------------------------------------------------------------------------------
