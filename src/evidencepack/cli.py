@@ -153,12 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
 
-    try:  # TEMP until eval lands
-        from .eval.cli import add_parser as add_eval_parser
+    from .eval.cli import add_parser as add_eval_parser
 
-        add_eval_parser(sub)
-    except ImportError:
-        pass
+    add_eval_parser(sub)
     return parser
 
 

@@ -14,7 +14,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -278,18 +278,3 @@ def make_backend(kind: str, *, base_url: str | None = None, model: str | None = 
     if kind == "scripted":
         return ScriptedBackend(rule=rule)
     raise BackendError(f"unknown backend {kind!r} (http, llama or scripted)")
-
-
-def describe(backend: Backend) -> str:
-    return f"{backend.name}:{backend.model}"
-
-
-def iter_chunks(items: Iterable[T], size: int) -> Iterable[list[T]]:
-    chunk: list[T] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk

@@ -117,6 +117,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     backend = _backend(args)
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     cache = AnswerCache(args.cache or out / "cache")
     run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
                   LLMJudge(backend, cache) if args.llm_judge else None,
@@ -126,7 +127,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
                  trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
     notes = _notes(args)
     if not args.no_plots:
-        skipped = plot_traps(rows, out / "traps.png", f"{backend.model} · {len(traps)} trap questions")
+        skipped = plot_traps(rows, out / "traps.png", f"{Path(backend.model).name} · {len(traps)} trap questions")
         notes += f"\n\n{skipped}" if skipped else "\n\n![rates by condition](traps.png)"
     _write(out, rows, trap_report(rows, meta, notes))
     print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")
@@ -148,6 +149,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
     backend = _backend(args)
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     cache = AnswerCache(args.cache or out / "cache")
     run = SweepRun(backend, items, sampling, cache, args.concurrency,
                    progress=None if args.quiet else progress_bar("positions"))
@@ -156,7 +158,8 @@ def cmd_positions(args: argparse.Namespace) -> int:
                  conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
     notes = _notes(args)
     if not args.no_plots:
-        skipped = plot_positions(rows, out / "positions.png", f"{backend.model} · {args.task}")
+        title = f"{Path(backend.model).name} · {args.task}, k={' '.join(map(str, args.k))}"
+        skipped = plot_positions(rows, out / "positions.png", title)
         notes += f"\n\n{skipped}" if skipped else "\n\n![accuracy by gold position](positions.png)"
     _write(out, rows, sweep_report(rows, meta, notes))
     print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")

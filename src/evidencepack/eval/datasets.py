@@ -203,8 +203,8 @@ def kv_questions(path: str | Path | None = None, *, k: int = 9, questions: int =
             qid=qid,
             question=f'What is the value associated with the key "{ex["key"]}"? Give the value only.',
             answers=(ex["value"],),
-            gold={"id": f"{qid}-gold", "text": json.dumps({ex["key"]: ex["value"]}), "doc": "key-value store"},
-            distractors=tuple({"id": f"{qid}-d{i}", "text": json.dumps({a: b}), "doc": "key-value store"}
+            gold={"id": f"{qid}-gold", "text": json.dumps({ex["key"]: ex["value"]})},
+            distractors=tuple({"id": f"{qid}-d{i}", "text": json.dumps({a: b})}
                               for i, (a, b) in enumerate(chosen, 1)),
             task="kv",
         ))

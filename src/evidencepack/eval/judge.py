@@ -47,6 +47,14 @@ _CONFLICT = re.compile(
     r"takes? precedence|overrides?|supersedes?)\b",
     re.IGNORECASE,
 )
+# Words that flag a source as stale anywhere in an answer ("S1 is expired"), even when the stale rule itself is
+# not restated; reported as a separate count, not used for the verdict.
+_FLAGS = re.compile(
+    r"\b(?:outdated|out[- ]of[- ]date|obsolete|superseded|informal|no longer (?:valid|current|applies|in effect)|"
+    r"(?:is|was|has|have|are) (?:now )?(?:expired|superseded)|expired (?:source|policy|guidance|message|thread|record|"
+    r"handbook|rule))\b",
+    re.IGNORECASE,
+)
 _ANAPHOR = re.compile(r"^\W*(?:however|but|that|this|these|those|it|note|although|though)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9*\-•])|\n+")
 _CLAUSE = re.compile(r"[,;:—–()]|\s-\s|\bbut\b|\bhowever\b", re.IGNORECASE)
@@ -71,11 +79,12 @@ class Judgement:
     stale: tuple[Hit, ...] = ()
     conflict_named: bool = False
     reason: str = ""
+    flags_stale: bool = False  # the answer calls some source outdated/expired/informal (whatever the verdict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "current": [h.to_dict() for h in self.current],
                 "stale": [h.to_dict() for h in self.stale], "conflict_named": self.conflict_named,
-                "reason": self.reason}
+                "flags_stale": self.flags_stale, "reason": self.reason}
 
 
 def sentences(text: str) -> list[str]:
@@ -139,16 +148,20 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     marked = [h for h in mentioned if h.status == "marked"]
     named = bool(marked) or bool(_CONFLICT.search(answer)) or any(
         re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
+    flags = named or bool(_FLAGS.search(answer))
+
+    def verdict(v: str, reason: str) -> Judgement:
+        return Judgement(v, tuple(cur), tuple(stale), named, reason, flags)
+
     if has_cur and not mentioned:
-        return Judgement("current", tuple(cur), tuple(stale), named, "current rule, no stale rule")
+        return verdict("current", "current rule, no stale rule")
     if has_cur:
         if named:
-            return Judgement("surfaced", tuple(cur), tuple(stale), named, "both; stale marked or conflict named")
-        return Judgement("confused", tuple(cur), tuple(stale), named, "both; nothing says which holds")
+            return verdict("surfaced", "both; stale marked or conflict named")
+        return verdict("confused", "both; nothing says which holds")
     if asserted:
-        return Judgement("stale", tuple(cur), tuple(stale), named, "stale rule without the current one")
-    reason = "stale rule only as outdated, no current rule" if marked else "neither rule"
-    return Judgement("none", tuple(cur), tuple(stale), named, reason)
+        return verdict("stale", "stale rule without the current one")
+    return verdict("none", "stale rule only as outdated, no current rule" if marked else "neither rule")
 
 
 # ---------------------------------------------------------------- LLM judge

@@ -1,0 +1,128 @@
+"""The rule-based judge on tricky phrasings, the LLM judge's parsing, agreement, and Wilson intervals."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidencepack.eval.backends import ScriptedBackend
+from evidencepack.eval.datasets import TrapQuestion, load_traps
+from evidencepack.eval.judge import LLMJudge, agreement, judge, sentences
+from evidencepack.eval.report import fmt_rate, rate, wilson
+
+TRAPS = {t.id: t for t in load_traps()}
+PTO = TRAPS["pto-carryover"]
+REMOTE = TRAPS["remote-days"]
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    # plain current / stale
+    ("No. Unused PTO does not carry over; it is forfeited on December 31 [S5].", "current"),
+    ("Yes, you can carry up to 5 days into next year [S2].", "stale"),
+    ("Sure, just ask your manager and they will move it into next year.", "stale"),
+    # reported speech alone is still handing the reader the stale rule
+    ("According to S1, you can carry it over if your manager approves.", "stale"),
+    # quoting or negating a stale rule is not asserting it
+    ("The old Slack message said 5 days, but that is outdated. Unused PTO is forfeited on December 31 [S5].",
+     "surfaced"),
+    ("You used to be able to carry over up to 5 days, but since 2025 unused PTO is forfeited.", "surfaced"),
+    ("Unused PTO is forfeited at year end [S5]. The 2024 handbook allowed 5 days, but it is superseded [S2].",
+     "surfaced"),
+    ("PTO no longer carries over: the informal offer of up to a week in Slack [S1] has expired. Unused PTO is "
+     "forfeited on Dec 31 [S5].", "surfaced"),
+    ("You cannot carry over 5 days anymore; PTO is forfeited.", "current"),
+    # both asserted, nothing says which holds
+    ("Yes, you can carry up to 5 days [S2]. Unused PTO is forfeited on Dec 31 [S5].", "confused"),
+    # both, but the conflict is named
+    ("The sources conflict: S2 lets you carry up to 5 days, S5 says unused PTO is forfeited.", "surfaced"),
+    # neither
+    ("I do not know.", "none"),
+    ("The FSA carries over up to $660 into 2027.", "none"),
+    ("The Slack thread from 2023 is expired, so it no longer applies; up to a week was only informal.", "none"),
+])
+def test_pto_verdicts(answer: str, verdict: str) -> None:
+    assert judge(answer, PTO).verdict == verdict, judge(answer, PTO).to_dict()
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("You may work remotely at most 2 days per week [S3].", "current"),
+    ("You can work from home 4 days a week.", "stale"),
+    ("Your team lead said 4 days at home is fine, but that was informal and is expired; the 2026 handbook allows "
+     "no more than two remote days per week.", "surfaced"),
+    ("Up to two days a week from home; the rest of the week on site.", "current"),
+])
+def test_remote_verdicts(answer: str, verdict: str) -> None:
+    assert judge(answer, REMOTE).verdict == verdict, judge(answer, REMOTE).to_dict()
+
+
+def test_outdated_cue_in_the_next_sentence_marks_the_stale_claim() -> None:
+    a = "You could carry over up to 5 days. However, that policy is outdated; unused PTO is now forfeited."
+    j = judge(a, PTO)
+    assert j.verdict == "surfaced" and all(h.status == "marked" for h in j.stale)
+
+
+def test_optional_surfaced_patterns_name_the_conflict() -> None:
+    t = TrapQuestion("t", "q?", "2026-06-01", ("a",), current=(r"\bblue\b",), stale=(r"\bred\b",),
+                     surfaced=(r"two answers",))
+    assert judge("Blue. Red.", t).verdict == "confused"
+    assert judge("There are two answers: blue and red.", t).verdict == "surfaced"
+
+
+def test_sentences_split_lists_and_sentences() -> None:
+    assert sentences("One. Two!\n- three\n\n4 four") == ["One.", "Two!", "- three", "4 four"]
+
+
+def test_llm_judge_parses_one_word_and_agreement() -> None:
+    replies = iter(["Stale.", "surfaced", "I think it is unclear"])
+    j = LLMJudge(ScriptedBackend(rule=lambda m: next(replies)))
+    assert [j("x", PTO), j("y", PTO), j("z", PTO)] == ["stale", "surfaced", None]
+    a = agreement([("stale", "stale"), ("current", "current"), ("surfaced", "confused"), ("none", None)])
+    assert (a["n"], a["agree"], a["unparsed"]) == (3, 2, 1)
+    assert a["rate"] == pytest.approx(2 / 3)
+    assert a["kappa"] == pytest.approx(4 / 7)  # p_o = 2/3, p_e = 2/9
+    assert agreement([])["rate"] is None
+
+
+@pytest.mark.parametrize(("k", "n", "lo", "hi"), [
+    (0, 10, 0.0, 0.27753), (10, 10, 0.72247, 1.0), (7, 25, 0.14284, 0.47577), (1, 2, 0.09453, 0.90547),
+    (13, 25, 0.33499, 0.69969),
+])
+def test_wilson_interval(k: int, n: int, lo: float, hi: float) -> None:
+    got = wilson(k, n)
+    assert got[0] == pytest.approx(lo, abs=1e-4) and got[1] == pytest.approx(hi, abs=1e-4)
+
+
+def test_rate_formatting() -> None:
+    assert fmt_rate(rate(7, 25)) == "7/25 = 28 % [14, 48]"
+    assert fmt_rate(rate(0, 0)) == "n/a" and wilson(0, 0) == (0.0, 1.0)
+
+
+def test_flags_stale_is_counted_apart_from_the_verdict() -> None:
+    a = "Yes, you can use your personal laptop with GlobalProtect. S1 is informal and EXPIRED since 2024-01-01."
+    j = judge(a, TRAPS["byod-laptop"])
+    assert j.verdict == "stale" and j.flags_stale  # repeating the notice does not unassert the stale rule
+    assert not judge("Unused PTO is forfeited on December 31 [S5].", PTO).flags_stale
+
+
+# Real answers from the audited run (Qwen2.5-Coder 1.5B, docs/evaluation.md) whose first verdicts were wrong.
+AUDITED = [
+    ("pto-carryover", "Yes, you can carry your unused PTO over into next year.", "stale"),
+    ("pto-carryover", "Yes, you can carry your unused PTO over into next year. According to the Employee Handbook "
+     "2025, effective January 1, 2025, unused PTO does not carry over into the next calendar year. Any balance left "
+     "on December 31 is forfeited and is not paid out.", "confused"),
+    ("home-office-stipend", "You can get reimbursed for setting up your home office by submitting the receipts in "
+     "Concur under the 'Home office' category and your manager will approve them.", "stale"),
+    ("overtime-approval", "Yes, you can stay late and work overtime and just get it approved afterwards.", "stale"),
+    ("holiday-count", "10", "stale"),
+    ("shift-swap", "No, you cannot swap a shift with a coworker without telling your supervisor.", "current"),
+    ("fsa-rollover", "Yes, unused money in your health FSA rolls over to the next year.", "current"),
+    ("fsa-rollover", "Based on the information provided in the sources, unused money in a health FSA does not roll "
+     "over to the next year. The FlexPoint Health FSA plan uses a grace period instead of a carryover, so expenses "
+     "incurred through March 15, 2026 can be paid from your 2025 balance.\n\nThe CommuteWise commuter benefit also "
+     "has a grace period, but it allows for pre-tax contributions and unused funds to carry over into the next "
+     "year. However, this is not applicable to the FlexPoint Health FSA plan.", "stale"),
+]
+
+
+@pytest.mark.parametrize(("qid", "answer", "verdict"), AUDITED)
+def test_audited_real_answers(qid: str, answer: str, verdict: str) -> None:
+    assert judge(answer, TRAPS[qid]).verdict == verdict
