@@ -138,3 +138,13 @@ def test_progress_bar_writes_lines(tmp_path: Path) -> None:
         bar(4, 4)
     lines = path.read_text().splitlines()
     assert lines[0].startswith("flat") and "1/4" in lines[0] and "##########" in lines[1]
+
+
+def test_failed_calls_make_the_command_exit_1(tmp_path, capsys):
+    from evidencepack.eval.cache import AnswerCache
+    from evidencepack.eval.cli import _finish
+
+    cache = AnswerCache(tmp_path / "cache")
+    assert _finish(tmp_path, [{"status": "ok"}], cache) == 0
+    assert _finish(tmp_path, [{"status": "ok"}, {"status": "error", "error": "connection refused"}], cache) == 1
+    assert "1 of 2 calls failed; first: connection refused" in capsys.readouterr().err

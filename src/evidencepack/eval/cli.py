@@ -130,8 +130,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
         skipped = plot_traps(rows, out / "traps.png", f"{Path(backend.model).name} · {len(traps)} trap questions")
         notes += f"\n\n{skipped}" if skipped else "\n\n![rates by condition](traps.png)"
     _write(out, rows, trap_report(rows, meta, notes))
-    print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")
-    return 0
+    return _finish(out, rows, cache)
 
 
 def cmd_positions(args: argparse.Namespace) -> int:
@@ -162,7 +161,17 @@ def cmd_positions(args: argparse.Namespace) -> int:
         skipped = plot_positions(rows, out / "positions.png", title)
         notes += f"\n\n{skipped}" if skipped else "\n\n![accuracy by gold position](positions.png)"
     _write(out, rows, sweep_report(rows, meta, notes))
+    return _finish(out, rows, cache)
+
+
+def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache) -> int:
+    """Say where the results are; exit 1 when calls failed, so a script notices a dead endpoint."""
     print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")
+    failed = [r for r in rows if r.get("status") == "error"]
+    if failed:
+        print(f"evidencepack eval: {len(failed)} of {len(rows)} calls failed; first: {failed[0]['error']}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

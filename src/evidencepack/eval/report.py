@@ -194,6 +194,9 @@ def sweep_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], not
 # ---------------------------------------------------------------- plots
 
 
+NO_PLOTS = "plots skipped: matplotlib is not installed (pip install 'evidencepack[plots]')"
+
+
 def _pyplot() -> Any:
     try:
         import matplotlib
@@ -209,7 +212,7 @@ def plot_traps(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str
     """Grouped bars of the three rates per condition with Wilson intervals; returns a note if skipped."""
     plt = _pyplot()
     if plt is None:
-        return "plots skipped: matplotlib is not installed (pip install 'evidencepack[plots]')"
+        return NO_PLOTS
     m = trap_metrics(rows)
     conds = list(dict.fromkeys(r["condition"] for r in rows))
     metrics = [("stale", "stale answer"), ("surfaced", "conflict surfaced"), ("current_correct", "current-correct")]
@@ -239,7 +242,7 @@ def plot_traps(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str
 def plot_positions(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str | None:
     plt = _pyplot()
     if plt is None:
-        return "plots skipped: matplotlib is not installed (pip install 'evidencepack[plots]')"
+        return NO_PLOTS
     m = sweep_metrics(rows)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for k, x in m.items():
