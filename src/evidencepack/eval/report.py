@@ -219,23 +219,12 @@ def plot_traps(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str
     fig, ax = plt.subplots(figsize=(8, 4.2))
     width = 0.8 / len(metrics)
     for j, (key, label) in enumerate(metrics):
-        xs, ys, err = [], [], [[], []]
-        for i, c in enumerate(conds):
-            r = m[c][key]
-            y = 100 * (r["rate"] or 0)
-            xs.append(i + (j - 1) * width)
-            ys.append(y)
-            err[0].append(max(0.0, y - 100 * r["lo"]))  # float noise at 0 % and 100 %
-            err[1].append(max(0.0, 100 * r["hi"] - y))
-        ax.bar(xs, ys, width, yerr=err, capsize=3, label=label)
+        ys, lo, hi = zip(*(_percent(m[c][key]) for c in conds))
+        ax.bar([i + (j - 1) * width for i in range(len(conds))], ys, width, yerr=[lo, hi], capsize=3, label=label)
     ax.set_xticks(range(len(conds)), conds)
     ax.set_ylabel("% of judged answers (95 % Wilson)")
     ax.set_ylim(0, 100)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(plt, fig, ax, path, title)
     return None
 
 
@@ -249,9 +238,7 @@ def plot_positions(rows: Sequence[Mapping[str, Any]], path: Path, title: str) ->
         if not k.isdigit() or not x["ranked"]:
             continue
         ps = list(x["ranked"])
-        ys = [100 * (x["ranked"][p]["rate"] or 0) for p in ps]
-        lo = [max(0.0, y - 100 * x["ranked"][p]["lo"]) for p, y in zip(ps, ys)]
-        hi = [max(0.0, 100 * x["ranked"][p]["hi"] - y) for p, y in zip(ps, ys)]
+        ys, lo, hi = zip(*(_percent(x["ranked"][p]) for p in ps))
         ax.errorbar(ps, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"ranked, k={k}")
         for c, mk in (("edges", "s"), ("alternate", "^")):
             if x[c]["n"] and x["gold_seats"][c]:
@@ -263,9 +250,19 @@ def plot_positions(rows: Sequence[Mapping[str, Any]], path: Path, title: str) ->
     ax.set_xlabel("position of the gold record")
     ax.set_ylabel("accuracy % (95 % Wilson)")
     ax.set_ylim(-2, 102)
+    _save(plt, fig, ax, path, title)
+    return None
+
+
+def _percent(rate: Mapping[str, Any]) -> tuple[float, float, float]:
+    """A rate as a percentage with its Wilson error bar, clamped at 0 (float noise at 0 % and 100 %)."""
+    y = 100 * (rate["rate"] or 0)
+    return y, max(0.0, y - 100 * rate["lo"]), max(0.0, 100 * rate["hi"] - y)
+
+
+def _save(plt: Any, fig: Any, ax: Any, path: Path, title: str) -> None:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    return None
