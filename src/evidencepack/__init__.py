@@ -2,6 +2,7 @@
 
 from .assemble import Assembly, ManifestEntry, Outcome, Report, assemble
 from .budget import Budget
+from .citations import Verdict, validate_citations
 from .errors import (
     AssemblyFormatError,
     BudgetError,
@@ -18,5 +19,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Assembly", "AssemblyFormatError", "Budget", "BudgetError", "CallableTokenizer", "CitationError",
     "EvidencepackError", "ManifestEntry", "Outcome", "Record", "RecordError", "Report", "Tokenizer",
-    "TokenizerError", "assemble", "get_tokenizer", "load_jsonl", "parse_records",
+    "TokenizerError", "Verdict", "assemble", "get_tokenizer", "load_jsonl", "parse_records", "validate_citations",
 ]
