@@ -196,8 +196,9 @@ def assemble(
     admitted = admit(ranked, as_of=as_of, clearance=clearance, exclude_expired=exclude_expired,
                      exclude_not_yet_valid=exclude_not_yet_valid, exclude_superseded=exclude_superseded)
     candidates, early_drops = list(admitted.kept), list(admitted.dropped)
-    scores = {c.id: injection_score(c.record) for c in candidates} if injection_threshold is not None else {}
-    if injection_threshold is not None:
+    scores: dict[str, float] = {}
+    if injection_threshold is not None:  # the scan reports every record; only the policy drops
+        scores = {c.id: injection_score(c.record) for c in candidates}
         early_drops += [Dropped(c.id, "injection_suspected", c.rank, detail=f"score {scores[c.id]:.2f}")
                         for c in candidates if scores[c.id] > injection_threshold]
         candidates = [c for c in candidates if scores[c.id] <= injection_threshold]
