@@ -122,6 +122,12 @@ class SourceIndex:
             raise AssemblyFormatError(f"not an evidencepack assembly (missing or malformed {err})") from None
         return cls(prefix, manifest, outcomes, {m["id"]: h for h, m in manifest.items()})
 
+    @property
+    def citable_ids(self) -> list[str]:
+        """Record ids a model may cite in brackets; ids that read as handles are left to the handle parser."""
+        pattern = _group_pattern(self.prefix)
+        return [i for i in self.outcomes if not pattern.fullmatch(f"[{i}]")]
+
     def is_weak(self, handle: str) -> bool:
         entry = self.manifest[handle]
         return entry.get("status") != "current" or entry.get("authority") in WEAK_AUTHORITIES
@@ -240,7 +246,6 @@ def validate_citations(answer: str, assembly: Any, *, uncited: Severity = "warn"
     index = assembly if isinstance(assembly, SourceIndex) else SourceIndex.of(assembly)
     prefix = index.prefix.upper()
     sentences = split_sentences(answer)
-    ids = [i for i in index.outcomes if not _group_pattern(prefix).fullmatch(f"[{i}]")]
 
     def sentence_of(pos: int) -> int:
         return next((s.index for s in sentences if s.start <= pos < max(s.end, s.start + 1)),
@@ -248,7 +253,7 @@ def validate_citations(answer: str, assembly: Any, *, uncited: Severity = "warn"
 
     citations: list[Citation] = []
     findings: list[Finding] = []
-    for handle, start, end, is_id in parse_citations(answer, prefix, ids):
+    for handle, start, end, is_id in parse_citations(answer, prefix, index.citable_ids):
         sent = sentence_of(start)
         record_id, finding = _resolve(index, handle, is_id)
         citations.append(Citation(handle, start, end, sent, record_id))
@@ -440,12 +445,11 @@ class StreamValidator:
         self._kwargs = kwargs
         self._text = ""
         self._seen: set[tuple[str, int]] = set()
-        self._ids = [i for i in self._index.outcomes]
 
     def feed(self, chunk: str) -> list[Finding]:
         self._text += chunk
         new: list[Finding] = []
-        for handle, start, end, is_id in parse_citations(self._text, self._index.prefix, self._ids):
+        for handle, start, end, is_id in parse_citations(self._text, self._index.prefix, self._index.citable_ids):
             if (handle, start) in self._seen:
                 continue
             self._seen.add((handle, start))
