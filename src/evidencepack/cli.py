@@ -12,13 +12,14 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from .assemble import assemble
 from .budget import Budget
 from .errors import EvidencepackError
 from .order import STRATEGIES
-from .records import SENSITIVITIES, load_jsonl, parse_jsonl_bytes
+from .records import SENSITIVITIES, Line, read_jsonl_bytes
 from .render import FORMATS, MARKINGS, PROFILES
 from .render.prompts import CONFLICT_RULES
 from .report import report_table
@@ -26,6 +27,13 @@ from .report import report_table
 
 class UsageError(EvidencepackError):
     """A command-line mistake."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr (with where to look), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _add_assembly_options(p: argparse.ArgumentParser) -> None:
@@ -50,29 +58,50 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--marking", choices=MARKINGS, default="none", help="spotlighting datamarking of record text")
     p.add_argument("--injection-threshold", type=float,
                    help="drop records whose injection score is above this (0-1); default: score only")
+    p.add_argument("--lazy", action="store_true",
+                   help="validate only the records the budget reaches (the library default); without it every "
+                        "record is validated first and a malformed one anywhere is an error")
+    p.add_argument("--on-invalid", choices=("raise", "drop"), default="raise",
+                   help="drop: report a malformed or repeated record instead of failing (default raise)")
+
+
+def _profile(value: str) -> str | list[str]:
+    """A profile name, or a comma-separated list of fields (`doc,` for a list of one)."""
+    if value in PROFILES:
+        return value
+    if "," not in value:
+        raise UsageError(f"unknown profile {value!r} (one of {', '.join(PROFILES)}, or fields separated by "
+                         "commas; end a single field with a comma: 'doc,')")
+    return [f.strip() for f in value.split(",") if f.strip()]
+
+
+def _as_of(value: str | None) -> object:
+    if value is None:
+        return datetime.now().astimezone().date()  # the one clock read: the CLI's default for --as-of
+    if not value.strip():
+        raise UsageError("--as-of is empty (give a date such as 2026-06-01, or leave it out for today)")
+    return value
 
 
 def _assembly_kwargs(args: argparse.Namespace) -> dict:
-    profile: str | list[str] = args.profile
-    if args.profile not in PROFILES:
-        profile = [f.strip() for f in args.profile.split(",") if f.strip()]
     return dict(
-        as_of=args.as_of or datetime.now().astimezone().date(),
+        as_of=_as_of(args.as_of), profile=_profile(args.profile), strict=not args.lazy, on_invalid=args.on_invalid,
         budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
                       safety_margin=args.safety_margin, max_records=args.max_records, fill_gaps=args.fill_gaps),
-        tokenizer=args.tokenizer, order=args.order, format=args.format, profile=profile,
+        tokenizer=args.tokenizer, order=args.order, format=args.format,
         clearance=args.clearance, exclude_expired=args.exclude_expired,
         exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
         conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
     )
 
 
-def _read_records(path: str):
+def _read_records(path: str) -> list[Line]:
+    """JSON objects with their line numbers; the records are validated by `assemble`."""
     if path == "-":
-        return parse_jsonl_bytes(sys.stdin.buffer.read())
-    if not Path(path).exists():
+        return read_jsonl_bytes(sys.stdin.buffer.read())
+    if not Path(path).is_file():
         raise UsageError(f"records file not found: {path}")
-    return load_jsonl(path)
+    return read_jsonl_bytes(Path(path).read_bytes())
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
@@ -100,9 +129,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="evidencepack", description=__doc__.splitlines()[0])
+    parser = Parser(prog="evidencepack", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("assemble", help="compile ranked records (JSONL) into a prompt")
     p.add_argument("records", help="JSONL file of records, one per line ('-' for stdin)")
