@@ -18,7 +18,6 @@ from collections.abc import Iterable
 # characters (zero-width, bidi overrides, tags, soft hyphen), lone surrogates, line and paragraph
 # separators. Tab and line breaks stay as they are.
 HIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
-_KEPT = str.maketrans("", "", "\t\n\r")
 
 
 def _hidden(ch: str) -> bool:
@@ -31,7 +30,8 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'n
 def esc(value: object) -> str:
     """HTML-escape any value (quotes too, so it is safe in attributes); hidden characters become markers."""
     text = "" if value is None else str(value)
-    if text.translate(_KEPT).isprintable():  # the common case: nothing hidden (isprintable is stricter)
+    # the common case, nothing hidden (isprintable is stricter than _hidden, and fast)
+    if text.replace("\n", " ").replace("\t", " ").replace("\r", " ").isprintable():
         return html.escape(text, quote=True)
     out: list[str] = []
     run: list[str] = []
@@ -108,6 +108,7 @@ html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; color: var(--fg); background: var(--bg);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
+h1, h2, h3, h4, summary { overflow-wrap: anywhere; }
 h1 { font-size: 1.6rem; margin: .5rem 0 .25rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; padding-bottom: .2rem; border-bottom: 2px solid var(--line); }
 h3 { font-size: 1.05rem; margin: 1rem 0 .25rem; }
@@ -130,7 +131,7 @@ dl.chips dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: .95rem; }
 th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
 th { background: var(--soft); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 caption { text-align: left; color: var(--muted); padding: .25rem 0; }
@@ -140,7 +141,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); p
   border: 1px solid var(--line); border-radius: 4px; margin: .5rem 0; }
 .ctl { background: #ffe066; color: #000; border: 1px dotted #000; font-size: .75em; padding: 0 .1em; }
 .badge { display: inline-block; border: 1px solid currentColor; border-radius: 3px; padding: 0 .4em;
-  font-size: .85rem; font-weight: 600; white-space: nowrap; margin: .1rem .15rem .1rem 0; }
+  font-size: .85rem; font-weight: 600; margin: .1rem .15rem .1rem 0; max-width: 100%; overflow-wrap: break-word; }
 .ok { color: var(--ok); background: var(--ok-bg); }
 .warn { color: var(--warn); background: var(--warn-bg); }
 .bad { color: var(--bad); background: var(--bad-bg); }

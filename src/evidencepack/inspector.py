@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping
 from itertools import takewhile
@@ -106,6 +107,7 @@ class _View:
         self.manifest: list[Mapping[str, Any]] = sorted(data["manifest"], key=lambda m: m.get("position") or 0)
         self.outcomes: list[Mapping[str, Any]] = list(self.report["records"])
         self.handle_of = {m["id"]: m["handle"] for m in self.manifest}
+        self.by_id = {m["id"]: m for m in self.manifest}
         self.format = str(data.get("format") or self.settings.get("format") or "text")
         self.boundary = str(data.get("boundary") or "")
         messages = data.get("messages") or []
@@ -250,7 +252,7 @@ def _budget(view: _View) -> str:
     )
 
 
-def _badges(entry: Mapping[str, Any]) -> str:
+def _badges(entry: Mapping[str, Any], sensitivity: bool = True) -> str:
     out = []
     status = entry.get("status")
     if status:
@@ -260,7 +262,7 @@ def _badges(entry: Mapping[str, Any]) -> str:
     if auth:
         cls, text = _AUTHORITY.get(auth, ("none", str(auth)))
         out.append(f'<span class="badge {cls}">authority: {esc(text)}</span>')
-    if entry.get("sensitivity"):
+    if sensitivity and entry.get("sensitivity"):
         out.append(f'<span class="badge info">sensitivity: {esc(entry["sensitivity"])}</span>')
     return "".join(out)
 
@@ -295,7 +297,7 @@ def _blocks(view: _View, cited: Mapping[str, list[int]]) -> str:
         rid = m.get("id")
         if neutralised.get(rid):
             fields.append(("neutralised", '<span class="badge warn">! ' + esc(", ".join(
-                f"{k} \u00d7{v}" for k, v in neutralised[rid].items())) + "</span>"))
+                f"{k} \u00d7{v}" for k, v in neutralised[rid].items() if v)) + "</span>"))
         if rid in scores:
             fields.append(("injection score", esc(f"{scores[rid]:.2f}" if isinstance(scores[rid], float)
                                                   else scores[rid])))
@@ -368,7 +370,7 @@ def _dropped(view: _View) -> str:
     for o in dropped:
         by[str(o.get("reason"))].append(o)
     order = [r for r in DROP_REASONS if r in by] + sorted(r for r in by if r not in DROP_REASONS)
-    out.append(f"<p>{len(dropped)} records never reached the model, by reason:</p>")
+    out.append(f"<p>{_count(len(dropped), 'record')} never reached the model, by reason:</p>")
     for reason in order:
         items = []
         for o in by[reason]:
@@ -402,6 +404,7 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
     groups: dict[tuple[int, int], list[Any]] = defaultdict(list)
     for c in verdict.citations:
         groups[(c.start, c.end)].append(c)
+    valid_sentences = {c.sentence for c in verdict.citations if c.record_id}
     bad_spans = {(f.start, f.end): f for f in verdict.findings if f.kind in ("unknown_handle", "excluded_source")}
 
     def cite(start: int, end: int) -> str:
@@ -412,9 +415,14 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
         links = ", ".join(_cite_one(view, c, esc(c.handle), bad_spans) for c in members)
         return f'<span class="cite-group">{text}</span> <small>({links})</small>'
 
+    spans = sorted(groups)
+
     def span(a: int, b: int) -> str:
+        """answer[a:b] with the citation groups that lie wholly inside it linked."""
         out, pos = [], a
-        for (s, e) in sorted(groups):
+        for s, e in spans[bisect_left(spans, (a, -1)):]:
+            if s >= b:
+                break
             if s >= pos and e <= b:
                 out.append(esc(answer[pos:s]))
                 out.append(cite(s, e))
@@ -426,7 +434,7 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
     for s in verdict.sentences:
         html_parts.append(span(pos, s.start))
         fs = by_sentence.get(s.index, [])
-        has_valid = any(c.sentence == s.index and c.record_id for c in verdict.citations)
+        has_valid = s.index in valid_sentences
         if any(f.severity == "error" for f in fs):
             cls = "f-error"
         elif fs:
@@ -447,25 +455,25 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
 
     status = ('<span class="badge ok">\u2713 valid</span>' if verdict.valid
               else '<span class="badge bad">\u2717 INVALID</span>')
-    summary = (f"<p>{status} coverage {verdict.coverage:.0%} of stating sentences; {len(verdict.citations)} "
-               f"citations; {len(verdict.findings)} findings.</p>")
+    summary = (f"<p>{status} coverage {verdict.coverage:.0%} of stating sentences; "
+               f"{_count(len(verdict.citations), 'citation')}; {_count(len(verdict.findings), 'finding')}.</p>")
     legend = ('<p class="meta">Sentences: <span class="sent f-ok">\u2713 cited</span> '
               '<span class="sent f-warn">! warning</span> <span class="sent f-error">\u2717 error</span> '
               "(unmarked: nothing to check, such as a greeting). Each citation links to its block.</p>")
     rows = [(f'<a href="#{anchor("sentence", f.sentence + 1)}">{f.sentence + 1}</a>',
              f'<span class="badge {"bad" if f.severity == "error" else "warn"}">{esc(f.severity)}</span>',
-             esc(f.kind), esc(f.message)) for f in verdict.findings]
+             esc(_FINDING_LABEL.get(f.kind, f.kind)), esc(f.message)) for f in verdict.findings]
     findings = (table(["sentence", "severity", "kind", "message"], rows, cls="findings") if rows
                 else "<p>No findings.</p>")
     resolved = []
     for rid in verdict.cited_ids:
         h = view.handle_of.get(rid)
-        entry = next((m for m in view.manifest if m["id"] == rid), {})
+        entry = view.by_id.get(rid, {})
         url = safe_url(entry.get("url"))
         label = esc(entry.get("doc") or rid) + (f", \u00a7{esc(entry['section'])}" if entry.get("section") else "")
         link = f' <a href="{attr(url)}" rel="noreferrer noopener">{esc(url)}</a>' if url else ""
         resolved.append(f'<li>{_handle_link(view, h) if h else ""} <code>{esc(rid)}</code>: {label}{link} '
-                        f"{_badges(entry)}</li>")
+                        f"{_badges(entry, sensitivity=False)}</li>")
     resolved_html = (f'<ul class="plain">{"".join(resolved)}</ul>' if resolved
                      else "<p>The answer cites no source that was sent.</p>")
     return (
@@ -476,6 +484,10 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
         + "<p class=\"meta\">Attributed citations (quote-level attribution) are not part of this version.</p>"
         + "</section>"
     )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _tag(severity: str, label: str) -> str:
