@@ -196,6 +196,10 @@ def test_not_an_assembly_is_a_clear_error() -> None:
         inspector_html({"report": {}})
     with pytest.raises(AssemblyFormatError, match="budget"):
         inspector_html({"manifest": [], "report": {"records": []}})
+    edited = demo_assembly()
+    del edited["report"]["budget"]["system_prompt"]
+    with pytest.raises(AssemblyFormatError, match="system_prompt"):
+        inspector_html(edited, DEMO_ANSWER)
 
 
 # ------------------------------------------------------------------------------------------- budget bar

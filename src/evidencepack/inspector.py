@@ -67,13 +67,16 @@ def inspector_html(assembly: Any, answer: str | None = None, *, uncited: str = "
     """The inspector page for an assembly (an `Assembly` or its `to_dict()`), optionally with an answer
     whose citations are validated against it. Deterministic: same input, same bytes."""
     data = assembly if isinstance(assembly, Mapping) else assembly.to_dict()
-    try:
-        view = _View.of(data)
-    except (KeyError, TypeError, AttributeError) as err:
-        raise AssemblyFormatError(f"not an evidencepack assembly (missing or malformed {err})") from None
     verdict = None
-    if answer is not None:
+    if answer is not None:  # checks the manifest and report first: AssemblyFormatError when malformed
         verdict = validate_citations(answer, data, uncited=uncited, stale_only=stale_only)  # type: ignore[arg-type]
+    try:
+        return _page(_View.of(data), answer, verdict, title)
+    except (KeyError, TypeError, AttributeError, ValueError) as err:  # a hand-edited or foreign JSON file
+        raise AssemblyFormatError(f"not an evidencepack assembly (missing or malformed {err})") from None
+
+
+def _page(view: _View, answer: str | None, verdict: Verdict | None, title: str | None) -> str:
     cited = _cited_by(verdict, view) if verdict else {}
     parts = [_summary(view, verdict)]
     if answer is not None and verdict is not None:
