@@ -8,7 +8,7 @@ many candidates arrived. What the budget pass never reached is still accounted f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .admit import admit_stream, cleared
@@ -18,7 +18,7 @@ from .dedup import dedup
 from .errors import OptionError
 from .fit import Blocks, fit, frame_request
 from .options import Options
-from .records import Pending, Record, parse_pending, rank
+from .records import Ranking, Record, parse_pending, rank
 from .render.neutralise import replace_surrogates
 from .report import Assembly, ManifestEntry, Outcome, Report, ledger
 from .screen import screen
@@ -34,22 +34,22 @@ def assemble(records: Iterable[Record | Mapping[str, Any]], question: str, **opt
     """
     opts = Options.build(**options)
     question = _question(question)
-    ranking = rank(records, on_invalid=opts.on_invalid, visible=lambda s: cleared(s, opts.clearance))
+    ranking = rank(records, on_invalid=opts.on_invalid, visible=lambda s: cleared(s, opts.clearance),
+                   strict=opts.strict)
     if opts.strict:
-        _validate_all(ranking.pending, opts)
-    frame = frame_request(question, opts, len(ranking.pending))
+        _validate_all(ranking, opts)
+    frame = frame_request(question, opts, ranking.count)
     blocks = Blocks(opts, frame)
-    remaining = iter(ranking.pending)
-    stream = admit_stream(remaining, as_of=opts.as_of, clearance=opts.clearance,
+    stream = admit_stream(ranking, as_of=opts.as_of, clearance=opts.clearance,
                           exclude_expired=opts.exclude_expired, exclude_not_yet_valid=opts.exclude_not_yet_valid,
                           exclude_superseded=opts.exclude_superseded, on_invalid=opts.on_invalid)
     stream = screen_size(screen(stream, threshold=opts.injection_threshold), max_chars=frame.max_chars)
     filled = fill(dedup(stream, threshold=opts.dedup_threshold, embedding_cutoff=opts.embedding_cutoff),
                   cost=blocks.cost, available=frame.available, max_records=opts.budget.max_records,
                   fill_gaps=opts.budget.fill_gaps)
-    unreached = _not_reached(remaining, filled.stopped_by)
+    unreached = _not_reached(ranking, filled.stopped_by)
     fitted = fit([c for c, _ in filled.selected], frame, opts, blocks)
-    return ledger(opts, [*ranking.unusable, *filled.dropped, *unreached, *fitted.late_drops], fitted)
+    return ledger(opts, [*ranking.unusable, *filled.dropped, *fitted.late_drops], unreached, fitted)
 
 
 def _question(question: Any) -> str:
@@ -58,15 +58,18 @@ def _question(question: Any) -> str:
     return replace_surrogates(question)
 
 
-def _validate_all(pending: tuple[Pending, ...], opts: Options) -> None:
+def _validate_all(ranking: Ranking, opts: Options) -> None:
     """`strict`: validate every record the caller may see before any work, so a malformed record fails the
     call even where the budget pass would never have reached it."""
-    for p in pending:
+    for p in ranking.rest():
         if cleared(p.sensitivity, opts.clearance):
             parse_pending(p, on_invalid=opts.on_invalid)
+    ranking.rewind()
 
 
-def _not_reached(remaining: Iterator[Pending], stopped_by: str | None) -> list[Dropped]:
+def _not_reached(ranking: Ranking, stopped_by: str | None) -> Callable[[], list[Dropped]]:
+    """The inputs the budget pass never asked for, listed only when the report is read."""
     reason = stopped_by or "over_budget"
     detail = "not reached: max_records reached" if reason == "max_records" else "not reached: budget full"
-    return [Dropped(p.id, reason, p.rank, detail=detail) for p in remaining]  # type: ignore[arg-type]
+    rest = ranking.rest
+    return lambda: [Dropped(p.id, reason, p.rank, detail=detail) for p in rest()]  # type: ignore[arg-type]

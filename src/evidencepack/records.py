@@ -10,12 +10,15 @@ follows what is selected. `on_invalid="drop"` turns a bad record into a reported
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from itertools import repeat
+from operator import attrgetter, contains, itemgetter, neg
 from pathlib import Path
 from typing import Any, Literal
 
@@ -382,14 +385,61 @@ class Unusable:
     sensitivity: str | None = None
 
 
-@dataclass(frozen=True)
 class Ranking:
-    pending: tuple[Pending, ...]
-    unusable: tuple[Unusable, ...]
+    """Inputs in rank order, handed out one at a time as a pass asks for them; `rest()` lists, in order,
+    the ones never asked for. `unusable` are inputs that cannot take part at all (with `on_invalid="drop"`)."""
+
+    def __init__(self, count: int, unusable: tuple[Unusable, ...], ordered: list[Pending] | None = None,
+                 heap: list[tuple[Any, int]] | None = None, items: list[Any] | None = None) -> None:
+        self.count = count  # every input, usable or not
+        self.unusable = unusable
+        self._ordered, self._heap, self._items = ordered, heap, items
+        self._next = 0
+
+    def __iter__(self) -> Ranking:
+        return self
+
+    def __next__(self) -> Pending:
+        if self._ordered is not None:
+            if self._next >= len(self._ordered):
+                raise StopIteration
+            self._next += 1
+            return self._ordered[self._next - 1]
+        if self._heap is None:  # no rank or score: input order
+            if self._next >= self.count:
+                raise StopIteration
+            self._next += 1
+            return self._pending(self._next - 1, self._next)
+        if not self._heap:
+            raise StopIteration
+        self._next += 1
+        return self._pending(heapq.heappop(self._heap)[1], self._next)
+
+    def rewind(self) -> None:
+        """Start again from rank 1 (the checked path only: `strict` validates everything, then assembles)."""
+        if self._ordered is None:
+            raise RuntimeError("only a checked ranking can be rewound")
+        self._next = 0
+
+    def rest(self) -> list[Pending]:
+        """The inputs not yet handed out, in rank order (this consumes them)."""
+        if self._ordered is not None:
+            out, self._next = self._ordered[self._next:], len(self._ordered)
+            return out
+        start = self._next
+        heap = sorted(self._heap) if self._heap is not None else [(i, i) for i in range(start, self.count)]
+        self._heap, self._next = [], start + len(heap)
+        return [self._pending(index, start + offset) for offset, (_, index) in enumerate(heap, start=1)]
+
+    def _pending(self, index: int, position: int) -> Pending:
+        item = self._items[index]  # type: ignore[index]
+        if isinstance(item, Record):
+            return Pending(position, item.id, item, item.sensitivity)
+        return Pending(position, item["id"], item, read_sensitivity(item), getattr(item, "line", None))
 
 
 def rank(items: Iterable[Record | Mapping[str, Any]], *, on_invalid: str = "raise",
-         visible: Callable[[str | None], bool] = lambda s: True) -> Ranking:
+         visible: Callable[[str | None], bool] = lambda s: True, strict: bool = False) -> Ranking:
     """Order every input best-first from its id, rank and score alone (cheap), and catch repeated ids.
 
     With `on_invalid="raise"` the rules of `parse_records` apply (a repeated id or a rank given on only
@@ -398,8 +448,13 @@ def rank(items: Iterable[Record | Mapping[str, Any]], *, on_invalid: str = "rais
     note (such records rank after the ones that carry it). `visible(sensitivity)` says whether the caller
     may see a record: an error never names the id of one it may not.
     """
-    if items is None or isinstance(items, str | bytes | Mapping):
+    if items is None or isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise RecordError("records must be an iterable of records or dicts")
+    items = list(items)
+    if not strict:
+        fast = _fast_ranking(items)
+        if fast is not None:
+            return fast
     lenient = on_invalid == "drop"
     keys: list[tuple[str, int | None, float | None, str | None, int | None, Record | Mapping[str, Any], list[str]]] = []
     bad: list[tuple[int, str, str | None]] = []
@@ -429,7 +484,52 @@ def rank(items: Iterable[Record | Mapping[str, Any]], *, on_invalid: str = "rais
     n = len(ordered)
     for offset, (index, detail, _) in enumerate(bad, start=1):
         unusable.append(Unusable(n + offset, f"#{index + 1}", "invalid_record", detail))
-    return Ranking(tuple(pending), tuple(unusable))
+    return Ranking(len(items), tuple(unusable), ordered=pending)
+
+
+def _fast_ranking(items: list[Any]) -> Ranking | None:
+    """The common case, checked at C speed over whole columns: mappings (or all `Record`s) with unique,
+    non-empty string ids, and a rank on all or none and a finite score on all or none (not both). Records
+    then come off a heap in rank order as they are asked for; anything else takes the checked path."""
+    if not items:
+        return Ranking(0, (), ordered=[])
+    try:
+        if isinstance(items[0], Record):
+            ids = list(map(attrgetter("id"), items))
+            ranks, scores = list(map(attrgetter("rank"), items)), list(map(attrgetter("score"), items))
+            has_rank, has_score = ranks.count(None) < len(ranks), scores.count(None) < len(scores)
+        else:
+            ids = list(map(itemgetter("id"), items))
+            has_rank = any(map(contains, items, repeat("rank")))
+            has_score = any(map(contains, items, repeat("score")))
+            ranks = list(map(itemgetter("rank"), items)) if has_rank else []
+            scores = list(map(itemgetter("score"), items)) if has_score else []
+        "".join(ids)  # every id a string, else TypeError
+    except (KeyError, TypeError, AttributeError):
+        return None
+    unique = set(ids)
+    if "" in unique or len(unique) != len(ids) or (has_rank and has_score):
+        return None  # repeated or empty ids, or rank and score both given: the checked path says what is wrong
+    positions = range(len(items))
+    if has_rank:
+        if set(map(type, ranks)) != {int} or min(ranks) < 1 or len(set(ranks)) != len(ranks):
+            return None
+        heap = list(zip(ranks, positions))
+    elif has_score:
+        try:
+            if not math.isfinite(math.fsum(scores)) or True in map(_is_bool, scores):
+                return None  # NaN, infinity or a bool somewhere: let the checked path name it
+        except (OverflowError, TypeError):
+            return None
+        heap = list(zip(map(neg, scores), positions))  # ties keep input order
+    else:
+        return Ranking(len(items), (), heap=None, items=items)
+    heapq.heapify(heap)
+    return Ranking(len(items), (), heap=heap, items=items)
+
+
+def _is_bool(value: Any) -> bool:
+    return value is True or value is False
 
 
 def _head(item: Any, line: int | None, index: int, lenient: bool, visible: Callable[[str | None], bool]

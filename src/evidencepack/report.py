@@ -78,13 +78,19 @@ class Outcome:
 class Report:
     """Every input record's fate, the budget arithmetic, conflicts, and where the tokens went."""
 
-    records: tuple[Outcome, ...]
     budget: Mapping[str, Any]
     conflicts: tuple[Conflict, ...]
     neutralised: Mapping[str, Mapping[str, int]]
     injection_scores: Mapping[str, float]
     settings: Mapping[str, Any]
     breakdown: Callable[[], dict[str, Any]] = field(default=dict, repr=False, compare=False)
+    outcomes: Callable[[], tuple[Outcome, ...]] = field(default=tuple, repr=False, compare=False)
+
+    @cached_property
+    def records(self) -> tuple[Outcome, ...]:
+        """Every input record, in rank order, exactly once. Listed on first use: records the budget pass
+        never reached cost nothing until someone reads their line."""
+        return self.outcomes()
 
     @cached_property
     def tokens(self) -> dict[str, Any]:
@@ -148,7 +154,8 @@ class Assembly:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
 
 
-def ledger(opts: Options, drops: Iterable[Dropped | Unusable], fitted: Fitted) -> Assembly:
+def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callable[[], list[Dropped]],
+           fitted: Fitted) -> Assembly:
     """Account for every input exactly once and build the assembly."""
     absorbed: dict[str, list[str]] = {}
     outcomes: dict[int, Outcome] = {}
@@ -169,8 +176,14 @@ def ledger(opts: Options, drops: Iterable[Dropped | Unusable], fitted: Fitted) -
         outcomes[m.rank] = Outcome(m.id, "included", m.rank, handle=m.handle, position=m.position,
                                    tokens=m.tokens, notes=seat.candidate.notes)
     b = opts.budget
+
+    def every_outcome() -> tuple[Outcome, ...]:
+        for d in unreached():
+            outcomes[d.rank] = Outcome(d.id, "dropped", d.rank, reason=d.reason, detail=d.detail)
+        return tuple(outcomes[rank] for rank in sorted(outcomes))
+
     report = Report(
-        records=tuple(outcomes[rank] for rank in sorted(outcomes)),
+        outcomes=every_outcome,
         budget={"context_window": b.context_window, "system_prompt": fitted.system_tokens,
                 "question": fitted.question_tokens, "output_reserve": b.output_reserve,
                 "safety_margin": b.safety_margin, "retrieval_budget": fitted.available, "used": fitted.used,
