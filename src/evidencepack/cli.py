@@ -107,6 +107,10 @@ def _read_records(path: str) -> list[Line]:
 def cmd_assemble(args: argparse.Namespace) -> int:
     records = _read_records(args.records)
     result = assemble(records, args.question, **_assembly_kwargs(args))
+    if args.html:
+        from .inspector import write_inspector
+
+        write_inspector(args.html, result)
     if args.json:
         print(result.to_json(indent=2 if args.pretty else None))
     else:
@@ -140,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print {prompt, messages, manifest, report} as JSON")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
     p.add_argument("--report", action="store_true", help="also print the report table to stderr")
+    p.add_argument("--html", metavar="PAGE", help="also write the inspector page (HTML) of this assembly")
     p.set_defaults(func=cmd_assemble)
 
     p = sub.add_parser("demo", help="run the assembler on the bundled HR policy corpus")
@@ -158,6 +163,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resolve", choices=("links", "footnotes"), help="also print the answer with citations resolved")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("inspect", help="write an HTML page showing what the model saw (and, given an answer, "
+                                        "each sentence's citation findings)")
+    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
+    p.add_argument("answer", nargs="?", help="optional: the model's answer as a text file ('-' for stdin)")
+    p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
+    p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn")
+    p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error")
+    p.set_defaults(func=cmd_inspect)
 
     from .eval.cli import add_parser as add_eval_parser
 
@@ -190,6 +204,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print()
             print(resolve(answer, assembly, style=args.resolve))
     return 0 if verdict.valid else 1
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .inspector import inspector_html, load_assembly
+
+    answer = None
+    if args.answer is not None:
+        answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
+    page = inspector_html(load_assembly(args.assembly), answer, uncited=args.uncited, stale_only=args.stale_only)
+    if args.output == "-":
+        sys.stdout.write(page)
+    else:
+        Path(args.output).write_text(page, encoding="utf-8")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
