@@ -126,3 +126,63 @@ AUDITED = [
 @pytest.mark.parametrize(("qid", "answer", "verdict"), AUDITED)
 def test_audited_real_answers(qid: str, answer: str, verdict: str) -> None:
     assert judge(answer, TRAPS[qid]).verdict == verdict
+
+
+# Issue 12, item 7: an outdated-cue must qualify the stale claim or its source. A past tense elsewhere (quoted
+# record text, a subordinate clause) marks nothing. The trap is made up, shaped like the unseen set's.
+BADGE = TrapQuestion("badge", "What do I do if I lose my badge?", "2026-06-01", ("a",),
+                     current=(r"security (?:desk )?within (?:1|one) hour",), stale=(r"email (?:your|the) manager",
+                                                                              r"within 24 hours"))
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    # the issue's shape: the stale rule, then "This …" quoting the record, whose text has a past tense
+    ("If you lose your badge, you should email your manager within 24 hours. This is based on the Slack message "
+     "from S2, which states: 'If your badge was lost, just email me and I will sort it out.'", "stale"),
+    ("You should email your manager within 24 hours. This is what S2 says: \"When a badge was lost, we emailed "
+     "the manager.\"", "stale"),
+    ("You should email your manager within 24 hours. That was posted by the site lead in S2.", "stale"),
+    ("If your badge was lost or stolen, email your manager within 24 hours.", "stale"),
+    ("Email your manager within 24 hours; the post reads \"old badges were replaced last year\".", "stale"),
+    # the same, with the current rule beside it: both stated, nothing qualifies the stale one
+    ("Report it to the security desk within 1 hour [S1]. You should also email your manager within 24 hours. "
+     "This is based on S2, which states: 'If your badge was lost, email me.'", "confused"),
+    # real qualifications still count, in the sentence or at the start of the next one
+    ("You should email your manager within 24 hours. This was the old rule; now report it to the security desk "
+     "within 1 hour [S1].", "surfaced"),
+    ("Report it to the security desk within 1 hour [S1]. Emailing your manager within 24 hours came from an "
+     "informal Slack post [S2].", "surfaced"),
+    ("You were allowed to email your manager within 24 hours, but now you must report it to the security desk "
+     "within 1 hour [S1].", "surfaced"),
+    ("Report it to the security desk within 1 hour [S1]. You can email your manager within 24 hours. However, "
+     "that message is expired.", "surfaced"),
+    ("Email your manager within 24 hours [S2]. However, S2 is informal and expired.", "none"),
+])
+def test_outdated_cues_must_qualify_the_claim(answer: str, verdict: str) -> None:
+    j = judge(answer, BADGE)
+    assert j.verdict == verdict, j.to_dict()
+
+
+@pytest.mark.parametrize(("answer", "named"), [
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflicts: none", False),
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflicts: None.", False),
+    ("There is no conflict between the sources. Report it within 1 hour to the security desk.", False),
+    ("The sources do not contradict each other.", False),
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflicts: S1 and S2 disagree; S1 is current.",
+     True),
+    ("S2 conflicts with S1: report it to the security desk within 1 hour [S1].", True),
+])
+def test_a_scaffold_label_or_a_negated_conflict_word_names_no_conflict(answer: str, named: bool) -> None:
+    assert judge(answer, BADGE).conflict_named is named
+
+
+@pytest.mark.parametrize(("answer", "refused"), [
+    ("I do not know.", True),
+    ("I don't know.", True),
+    ("The sources do not say what to do about a lost badge.", True),
+    ("I do not know the exact form, but report it to the security desk within 1 hour [S1].", False),
+    ("Report it to the security desk within 1 hour [S1].", False),
+    ("Email your manager within 24 hours.", False),  # a stale answer is a stale answer, not a refusal
+])
+def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -> None:
+    assert judge(answer, BADGE).refused is refused

@@ -83,10 +83,14 @@ def _cluster(items: list[tuple[str, Candidate]], threshold: float) -> list[list[
     return [members for members in clusters.values() if len(members) > 1]
 
 
-def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str]) -> str:
-    """A short notice for the top of the sources: facts from metadata, never an answer."""
+def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str], *, style: str = "facts") -> str:
+    """A short notice beside the sources: facts from metadata, never an answer. `facts` states which handle
+    is what; `directive` states the same facts, then what to do with them (follow the current handle where
+    the others differ, and say so): metadata says which record holds, never what the answer is."""
     if not conflicts:
         return ""
+    if style == "directive":
+        return "\n".join(_directive(c, topic_label) for c in conflicts)
     lines = ["Notice: some sources below cover the same question but differ in authority or validity."]
     for c in conflicts:
         weak = "; ".join(f"{h} is {' and '.join(r)}" for h, r in c.others)
@@ -95,3 +99,14 @@ def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str
         about = f" (topic: {topic_label[c.topic]})" if c.topic in topic_label else ""
         lines.append(f"- {weak}; {cur} {verb} authoritative and current{about}.")
     return "\n".join(lines)
+
+
+def _directive(c: Conflict, topic_label: dict[str | None, str]) -> str:
+    cur = " and ".join(c.current)
+    weak = ", ".join(f"{h} ({', '.join(r)})" for h, r in c.others)
+    names = " and ".join(h for h, _ in c.others)
+    about = f" on {topic_label[c.topic]}" if c.topic in topic_label else ""
+    verb = "is" if len(c.current) == 1 else "are"
+    return (f"Conflict check{about}: {cur} {verb} authoritative and current; {weak} cover the same question. "
+            f"Where they differ, answer from {cur}, cite it, and say that {names} "
+            f"{'is' if len(c.others) == 1 else 'are'} not current or not authoritative.")

@@ -23,6 +23,7 @@ from .conflicts import Conflict, find_conflicts, notice_text
 from .options import Options
 from .order import order as seat
 from .render import Prepared, mentions, prepare
+from .render.guidance import after_question, example
 from .render.neutralise import safe_label
 from .render.prompts import (
     BOUNDARY_PLACEHOLDER,
@@ -62,6 +63,8 @@ def frame_request(question: str, opts: Options, n_inputs: int) -> Frame:
     template = USER_TEMPLATE if layout.has_blocks else FLAT_USER_TEMPLATE
     head, tail = template.template.split("$sources")
     tail = tail.replace("$question", question)
+    if layout.has_blocks:
+        tail += after_question(opts.handle_prefix, reminder=opts.reminder, scaffold=opts.scaffold)
     system = _system(opts, BOUNDARY_PLACEHOLDER)
     system_tokens = opts.count(system)
     question_tokens = count_joined(opts.tokenizer, opts.count_cache, [head, tail[len(layout.separator):]]) \
@@ -78,8 +81,9 @@ def frame_request(question: str, opts: Options, n_inputs: int) -> Frame:
 
 def _system(opts: Options, boundary: str) -> str:
     template = Template(opts.system_template) if opts.system_template is not None else None
-    return system_prompt(template, boundary=boundary, as_of=opts.as_of.isoformat(), prefix=opts.handle_prefix,
+    text = system_prompt(template, boundary=boundary, as_of=opts.as_of.isoformat(), prefix=opts.handle_prefix,
                          conflict_policy=opts.conflict_policy, flat=not opts.layout.has_blocks)
+    return text + example(opts.handle_prefix, scaffold=opts.scaffold) if opts.example else text
 
 
 class Blocks:
@@ -146,16 +150,16 @@ def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) 
         handles = [f"{opts.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
         conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=opts.conflict_embedding_threshold
                                    ) if layout.has_blocks else ()
-        notice = _notice(conflicts) if opts.conflict_notice else ""
+        notice = _notice(conflicts, opts.notice_style) if opts.conflict_notice else ""
         prepared = [_guarded(blocks, c, boundary, opts) for c in seated]
         real = [layout.render(h, p.fields, p.body, boundary) for h, p in zip(handles, prepared)]
-        user = "".join(frame.pieces(([notice] if notice else []) + real, layout.separator))
+        user = "".join(frame.pieces(_with_notice(notice, real, opts.notice_placement), layout.separator))
         # Exact from cached costing pieces when digits-for-digits cannot change the count; else count the
         # real prompt whole.
         invariant = digits_only and all(p is blocks.prepared(c) for p, c in zip(prepared, seated))
         costed = [blocks.costing_form(c) for c in seated] if invariant else [b + layout.separator for b in real]
-        pieces = frame.pieces(([notice] if notice else []) + [c[: -len(layout.separator)] for c in costed],
-                              layout.separator)
+        pieces = frame.pieces(_with_notice(notice, [c[: -len(layout.separator)] for c in costed],
+                                           opts.notice_placement), layout.separator)
         total = count_joined(opts.tokenizer, opts.count_cache, pieces) if invariant else count(user)
         used = total - frame.question_tokens
         if used + extra_system <= frame.available or not selected:
@@ -177,7 +181,14 @@ def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> P
     return prepare(cand, opts.fields, prefix=opts.handle_prefix, marking=opts.marking, boundary=boundary)
 
 
-def _notice(conflicts: tuple[Conflict, ...]) -> str:
+def _notice(conflicts: tuple[Conflict, ...], style: str = "facts") -> str:
     # The notice sits outside every block, so a topic appears there only if it is a plain slug.
     labels = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
-    return notice_text(conflicts, labels)
+    return notice_text(conflicts, labels, style=style)
+
+
+def _with_notice(notice: str, blocks: list[str], placement: str) -> list[str]:
+    """The notice above the first block, or after the last one (next to the question)."""
+    if not notice:
+        return blocks
+    return [*blocks, notice] if placement == "question" else [notice, *blocks]

@@ -26,6 +26,12 @@ from .render.prompts import CONFLICT_RULES
 from .tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
 
 ON_INVALID = ("raise", "drop")
+#: Where the conflict notice goes: above the first source, or after the last one, next to the question.
+NOTICE_PLACEMENTS = ("sources", "question")
+#: How the notice is worded: metadata facts only, or facts plus what to do with them.
+NOTICE_STYLES = ("facts", "directive")
+#: Prompt variants for models that do not follow the system prompt alone (see `render.guidance`).
+GUIDANCE = ("reminder", "scaffold", "example")
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,11 @@ class Options:
     injection_threshold: float | None = None
     strict: bool = False
     on_invalid: str = "raise"
+    notice_placement: str = "sources"
+    notice_style: str = "facts"
+    reminder: bool = False
+    scaffold: bool = False
+    example: bool = False
     count_cache: CountCache = field(default=DEFAULT_CACHE, repr=False, compare=False)
 
     @classmethod
@@ -94,9 +105,15 @@ class Options:
         _choice("conflict_policy", self.conflict_policy, tuple(CONFLICT_RULES))
         _choice("marking", self.marking, MARKINGS)
         _choice("on_invalid", self.on_invalid, ON_INVALID)
-        for name in ("exclude_expired", "exclude_not_yet_valid", "exclude_superseded", "conflict_notice", "strict"):
+        _choice("notice_placement", self.notice_placement, NOTICE_PLACEMENTS)
+        _choice("notice_style", self.notice_style, NOTICE_STYLES)
+        for name in ("exclude_expired", "exclude_not_yet_valid", "exclude_superseded", "conflict_notice", "strict",
+                     *GUIDANCE):
             if not isinstance(getattr(self, name), bool):
                 raise OptionError(f"{name} must be True or False, got {type(getattr(self, name)).__name__}")
+        on = [name for name in GUIDANCE if getattr(self, name)]
+        if on and not self.layout.has_blocks:
+            raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
         _number("dedup_threshold", self.dedup_threshold, low=0.0, low_open=True)
         _number("embedding_cutoff", self.embedding_cutoff, low=-1.0, high=1.0, optional=True)
         _number("conflict_embedding_threshold", self.conflict_embedding_threshold, low=-1.0, high=1.0, optional=True)
@@ -134,6 +151,8 @@ class Options:
             "embedding_cutoff": self.embedding_cutoff, "system_template": self.system_template,
             "handle_prefix": self.handle_prefix, "injection_threshold": self.injection_threshold,
             "strict": self.strict, "on_invalid": self.on_invalid, "boundary_key_given": self.boundary_key is not None,
+            "notice_placement": self.notice_placement, "notice_style": self.notice_style,
+            "reminder": self.reminder, "scaffold": self.scaffold, "example": self.example,
         }
 
     @staticmethod

@@ -64,6 +64,25 @@ def _stable(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
     return sorted(items, key=key)
 
 
+@register_order("edges-authority")
+def _edges_authority(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+    """`edges`, with metadata deciding who gets the edges inside a conflict group: a group's current
+    authoritative records go first (the best edge seat), its expired, superseded or informal records go last
+    (the middle seats), and every other record keeps its rank in between. Without a conflict group this is
+    exactly `edges`. Groups are found as the conflict notice finds them (topic, or embeddings at the
+    default threshold); items that are not candidates (no metadata) are seated as `edges` seats them."""
+    from .candidates import Candidate
+    from .conflicts import find_conflicts
+
+    if not all(isinstance(c, Candidate) for c in items):
+        return _edges(items, key)
+    conflicts = find_conflicts([(str(i), c) for i, c in enumerate(items)])
+    first = {int(h) for c in conflicts for h in c.current}
+    last = {int(h) for c in conflicts for h, _ in c.others} - first
+    tiers = sorted(range(len(items)), key=lambda i: (0 if i in first else 2 if i in last else 1, i))
+    return [items[tiers[r - 1]] for r in edges_layout(len(items))]
+
+
 STRATEGIES: tuple[str, ...] = tuple(_REGISTRY)
 
 

@@ -216,6 +216,7 @@ class ScriptedBackend:
 
 
 _BLOCK = re.compile(r"\[(S\d+)\] \(([^)]*)\)\n(.*?)\n<<<", re.S)
+_COMPACT_BLOCK = re.compile(r"BEGIN (S\d+)>>> ([^\n]*)\n(.*?)\n<<<", re.S)  # the `compact` format
 _KEY = re.compile(r'key "([^"]+)"')
 _BAD = ("EXPIRED", "superseded", "informal", "not yet valid")
 
@@ -230,7 +231,7 @@ def careful_reader(messages: Messages) -> str:
     if key:
         hit = re.search(r'"' + re.escape(key.group(1)) + r'": "([^"]+)"', user)
         return hit.group(1) if hit else "I do not know."
-    blocks = _BLOCK.findall(user)
+    blocks = _BLOCK.findall(user) or _COMPACT_BLOCK.findall(user)
     if blocks:
         clean = [(h, t) for h, meta, t in blocks if not any(b in meta for b in _BAD)]
         handle, text = clean[0] if clean else blocks[0][0::2]

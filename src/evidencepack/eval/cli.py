@@ -19,7 +19,7 @@ from typing import Any
 from .backends import Backend, BackendError, Sampling, make_backend
 from .cache import AnswerCache
 from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
-from .experiments import SWEEP_CONDITIONS, TRAP_CONDITIONS, SweepRun, TrapRun, default_validator
+from .experiments import SWEEP_CONDITIONS, TRAP_BASES, TRAP_VARIANTS, SweepRun, TrapRun, default_validator
 from .judge import LLMJudge
 from .report import plot_positions, plot_traps, sweep_report, trap_report
 from .report_html import plots_from, sweep_report_html, trap_report_html
@@ -71,7 +71,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
     t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
     t.add_argument("--conditions", default="flat,structured,structured+guard",
-                   help=f"comma-separated, from {', '.join(TRAP_CONDITIONS)}")
+                   help=f"comma-separated; each is {' or '.join(TRAP_BASES)}, then any of "
+                        f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+compact+reminder)")
     t.add_argument("--limit", type=int, help="only the first N questions")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)

@@ -8,8 +8,12 @@ Verdicts (what the seed measured):
 - `none`: neither is asserted (a refusal, an off-topic answer, or only a marked-as-outdated mention).
 
 Quoting or negating a record is not asserting it: a stale match is *marked* when its sentence carries an
-outdated-cue ("used to", "no longer", "expired", "informal", "the old Slack message", past tense "was") or a
-negation shortly before it, and *reported* when it is only attributed ("S1 says", "according to", quotes).
+outdated-cue that qualifies the claim or its source ("used to", "no longer", "expired", "informal", "the old
+Slack message", "you were allowed to"), and *negated* when a negation comes shortly before it; it is
+*reported* when it is only attributed ("S1 says", "according to", quotes). A cue inside quoted text, or a
+past tense anywhere nearby ("…which states: 'If your badge was lost, …'"), is the record's own wording, not
+the answer qualifying the claim, and marks nothing. The sentence after the claim counts only when it opens
+by pointing back at it ("This…", "However…") and its first clause carries the cue.
 A reported stale rule with no current rule beside it is still a stale answer: the reader is handed the
 stale guidance as the answer.
 """
@@ -27,12 +31,22 @@ from .datasets import TrapQuestion
 
 VERDICTS = ("current", "stale", "surfaced", "confused", "none")
 
+# Outdated-cues: words that qualify a claim or its source as no longer the rule. No bare past tense ("was",
+# "were", "allowed"): quoted record text and subordinate clauses are full of it ("if your badge was lost").
 _MARK = re.compile(
-    r"\b(?:used to|previous(?:ly)?|formerly|former|earlier|old(?:er)?|prior|past|no longer|outdated|out[- ]of[- ]date|"
-    r"obsolete|expired?|superseded|replaced|informal(?:ly)?|unofficial|not official|not authoritative|"
-    r"not (?:current|valid|in effect|applicable)|invalid|does(?:n't| not) apply|historical(?:ly)?|"
-    r"was|were|had been|allowed|offered|at the time|until (?:19|20)\d\d|stale|retired|rescinded|revoked|"
-    r"ignore|disregard|should not be (?:relied|used|followed))\b",
+    r"\b(?:used to|previous(?:ly)?|formerly|former|earlier|old(?:er)?|prior|in the past|no longer|outdated|"
+    r"out[- ]of[- ]date|obsolete|expired?|superseded|replaced|informal(?:ly)?|unofficial|not official|"
+    r"not authoritative|not (?:current|valid|in effect|applicable)|invalid|does(?:n't| not) apply|"
+    r"historical(?:ly)?|(?:was|were) (?:once |previously |formerly )?(?:allowed|permitted|able)|had been|"
+    r"at the time|until (?:19|20)\d\d|stale|retired|rescinded|revoked|ignore|disregard|"
+    r"should not be (?:relied|used|followed))\b",
+    re.IGNORECASE,
+)
+# Quoted text (the record's words, not the answer's): straight or curly double quotes, single quotes that are
+# not apostrophes, and whatever follows "states:"/"says:" to the end of the sentence.
+_QUOTED = re.compile(
+    r"\"[^\"]*\"?|“[^”]*”?|‘[^’]*’?|(?<!\w)'[^'\n]*'(?!\w)|"
+    r"\b(?:says?|states?|stated|reads?|wrote|writes|said)\s*:.*$",
     re.IGNORECASE,
 )
 _ATTRIB = re.compile(
@@ -42,6 +56,19 @@ _ATTRIB = re.compile(
 )
 _NEG = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|isn't|aren't|won't|nor|without|neither)\b",
                   re.IGNORECASE)
+# An answer form's own label ("Conflicts: none") is not naming a conflict; what follows it is judged as text.
+_LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradictions?)[\W_]*:\s*", re.IGNORECASE | re.MULTILINE)
+_NO_CONFLICT = re.compile(r"\b(?:no|not|never|don't|doesn't|do not|does not|without|neither|nor)\b"
+                          r"(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
+_REFUSAL = re.compile(
+    r"\b(?:i (?:do not|don't|cannot|can't) (?:know|say|tell|determine|answer)|"
+    r"(?:i am|i'm) (?:not able|unable) to (?:answer|determine|say|find)|"
+    r"(?:cannot|can't|unable to) (?:be )?(?:answer(?:ed)?|determine[d]?)|"
+    r"(?:sources?|context|information) (?:provided )?(?:do(?:es)? not|don't|doesn't) (?:answer|say|mention|contain|"
+    r"provide|specify|include|address)|not enough information|insufficient information|"
+    r"no (?:relevant )?information (?:is )?(?:available|provided|given|about))\b",
+    re.IGNORECASE,
+)
 _CONFLICT = re.compile(
     r"\b(?:conflict(?:s|ing)?|contradict(?:s|ory|ion)?|disagree(?:s|ment)?|inconsistent|discrepanc(?:y|ies)|"
     r"takes? precedence|overrides?|supersedes?)\b",
@@ -80,11 +107,12 @@ class Judgement:
     conflict_named: bool = False
     reason: str = ""
     flags_stale: bool = False  # the answer calls some source outdated/expired/informal (whatever the verdict)
+    refused: bool = False  # "I do not know" or the like, and neither rule asserted
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "current": [h.to_dict() for h in self.current],
                 "stale": [h.to_dict() for h in self.stale], "conflict_named": self.conflict_named,
-                "flags_stale": self.flags_stale, "reason": self.reason}
+                "flags_stale": self.flags_stale, "refused": self.refused, "reason": self.reason}
 
 
 def sentences(text: str) -> list[str]:
@@ -104,19 +132,44 @@ def _negated(sentence: str, start: int, window: int) -> bool:
     return bool(_NEG.search(" ".join(words))) if words else False
 
 
+def _unquoted(text: str) -> str:
+    return _QUOTED.sub(" … ", text)
+
+
+def _points_back_and_marks(nxt: str) -> bool:
+    """Does the next sentence open by pointing back ("This…", "However…") and qualify it in its first clause
+    (outside quotes)? "This is outdated" does; "This is based on S2, which states: 'If X was lost…'" does not."""
+    if not nxt or not _ANAPHOR.search(nxt):
+        return False
+    head = re.split(r"[;:—–]|,\s*(?:so|and|but|which|while)\b", _unquoted(nxt), maxsplit=1)[0]
+    return bool(_MARK.search(head))
+
+
 def _stale_status(sents: list[str], i: int, m: re.Match[str]) -> str:
     s = sents[i]
     if _negated(s, m.start(), NEG_WINDOW):
         return "negated"
     # The match itself may contain cue words the author wrote into the stale pattern ("up to a week"): look
-    # at the sentence with the match blanked out.
+    # at the sentence with the match blanked out; quoted text is the record's wording, not a qualification.
     rest = s[: m.start()] + " … " + s[m.end():]
     nxt = sents[i + 1] if i + 1 < len(sents) else ""
-    if _MARK.search(rest) or (nxt and _ANAPHOR.search(nxt) and _MARK.search(nxt)):
+    if _MARK.search(_unquoted(rest)) or _points_back_and_marks(nxt):
         return "marked"
     if _ATTRIB.search(rest):
         return "reported"
     return "asserted"
+
+
+def names_conflict(answer: str) -> bool:
+    """Does the answer name a conflict? Not by an answer form's label ("Conflicts: none"), and not when the
+    conflict word is negated ("there is no conflict", "they do not contradict")."""
+    text = _LABEL.sub("", answer)
+    return any(not _NO_CONFLICT.search(_clause_before(text, m.start())) for m in _CONFLICT.finditer(text))
+
+
+def is_refusal(answer: str) -> bool:
+    """Does the answer decline ("I do not know", "the sources do not say")?"""
+    return bool(_REFUSAL.search(answer))
 
 
 def _find(patterns: Sequence[str], sents: list[str]) -> list[tuple[str, int, re.Match[str]]]:
@@ -146,12 +199,12 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     mentioned = [h for h in stale if h.status != "negated"]
     asserted = [h for h in mentioned if h.status in ("asserted", "reported")]
     marked = [h for h in mentioned if h.status == "marked"]
-    named = bool(marked) or bool(_CONFLICT.search(answer)) or any(
+    named = bool(marked) or names_conflict(answer) or any(
         re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
     flags = named or bool(_FLAGS.search(answer))
 
     def verdict(v: str, reason: str) -> Judgement:
-        return Judgement(v, tuple(cur), tuple(stale), named, reason, flags)
+        return Judgement(v, tuple(cur), tuple(stale), named, reason, flags, v == "none" and is_refusal(answer))
 
     if has_cur and not mentioned:
         return verdict("current", "current rule, no stale rule")

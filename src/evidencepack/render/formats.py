@@ -113,6 +113,24 @@ def _json(handle: str, fields: Fields, body: str, boundary: str) -> str:
     return f"<<<{boundary} BEGIN {handle}>>>\n{json.dumps(obj, ensure_ascii=False)}\n<<<{boundary} END {handle}>>>"
 
 
+def _compact_segment(name: str, value: str) -> str:
+    """Values whose meaning is plain from the value itself ("informal", "EXPIRED since 2025-01-01", a date)
+    go without a label; the section keeps its sign, and custom fields keep their label."""
+    if name == "section":
+        return f"\u00a7{value}"
+    if name in ("doc", "date", "source_system", "authority", "status", "sensitivity"):
+        return value
+    return f"{LABELS.get(name, name)}: {value}"
+
+
+def _compact(handle: str, fields: Fields, body: str, boundary: str) -> str:
+    """The `text` block with the header folded into the BEGIN line and unlabelled where the value speaks for
+    itself, and no handle on the END line (the keyed code alone closes a block: record text cannot know it).
+    The two lines that must carry the boundary still do; blocks are separated by one line break."""
+    header = " · ".join(_compact_segment(n, v) for n, v in fields)
+    return f"<<<{boundary} BEGIN {handle}>>>{' ' + header if header else ''}\n{body}\n<<<{boundary} END>>>"
+
+
 def _flat(handle: str, fields: Fields, body: str, boundary: str) -> str:
     return body
 
@@ -127,6 +145,9 @@ register_format(Format("markdown", _markdown, _text_segment,
                        lambda b: rf"<!-- {b} begin (\w+) -->\n([^\n]*)\n(.*?)\n?<!-- {b} end \1 -->", r"<!--|-->"))
 register_format(Format("json", _json, _json_segment,
                        lambda b: rf"<<<{b} BEGIN (\w+)>>>\n()(.*?)\n<<<{b} END \1>>>", _ANGLE))
+register_format(Format("compact", _compact, _compact_segment,
+                       lambda b: rf"<<<{b} BEGIN (\w+)>>> ?([^\n]*)\n(.*?)\n?<<<{b} END>>>", _ANGLE,
+                       separator="\n"))
 register_format(Format("flat", _flat, _text_segment, None, "", separator="\n"))
 
 FORMATS: tuple[str, ...] = tuple(_REGISTRY)

@@ -1,0 +1,48 @@
+"""Prompt variants for models that do not follow the system instructions on their own.
+
+Small models read the end of a prompt most closely and copy a shape far more readily than they follow a rule.
+Each variant here is one named assembly option, off by default, so a deployment (or the eval harness) can
+switch it on and measure it; nothing in the wording names a model, a corpus or a question:
+
+- `reminder`: a short restatement of the instructions after the question, the last thing the model reads.
+- `scaffold`: an answer form to fill in: the answer with handles, then a line naming any conflict.
+- `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
+  question (a library's opening hours), appended to the system prompt.
+
+The texts are templates over the handle prefix only, so they cost the same for every request and are counted
+with the question (reminder, scaffold) or the system prompt (example).
+"""
+
+from __future__ import annotations
+
+from string import Template
+
+REMINDER = Template(
+    "Reminder: answer from the sources that are current and authoritative, and put the handle of each source "
+    "you use, such as [${prefix}1], after the claim it supports. If sources disagree, say which handles "
+    "disagree and which one is current. Say you do not know only if no current source answers the question.")
+
+SCAFFOLD = Template(
+    "Reply in this form:\n"
+    "Answer: <the answer, with a handle such as [${prefix}1] after each claim>\n"
+    "Conflicts: <which handles disagree and which one is current and authoritative, or \"none\">")
+
+EXAMPLE = Template(
+    "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
+    "Sources: [${prefix}1] (a chat post, informal, EXPIRED) \"The library stays open until 10 pm on Fridays.\" "
+    "[${prefix}2] (the library's rules, authoritative, current) \"The library closes at 8 pm every day.\"\n"
+    "Question: When does the library close on Fridays?\n"
+    "Answer: The library closes at 8 pm [${prefix}2].${conflict_break}The sources disagree: ${prefix}1 says "
+    "10 pm, but it is an informal post that has expired; ${prefix}2 is current and authoritative.")
+
+
+def after_question(prefix: str, *, reminder: bool, scaffold: bool) -> str:
+    """The text that follows the question (empty when both variants are off), with its leading break."""
+    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (SCAFFOLD, scaffold)) if on]
+    return "".join("\n\n" + p for p in parts)
+
+
+def example(prefix: str, *, scaffold: bool = False) -> str:
+    """The worked example, with its leading break, for the end of the system prompt; with the scaffold on,
+    its answer takes the scaffold's form, so the two never show the model different shapes."""
+    return "\n\n" + EXAMPLE.substitute(prefix=prefix, conflict_break="\nConflicts: " if scaffold else " ")
