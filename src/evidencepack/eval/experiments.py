@@ -115,6 +115,18 @@ def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> d
             "findings": [{"kind": f.kind, "message": f.message} for f in v.findings]}
 
 
+def _attribution(answer: str, a: Assembly) -> dict[str, Any]:
+    """Which sentences rest on which sources: handles the model wrote, handles attributed to uncited
+    sentences (`claims.attribute`), and values no supporting source states (`claims.unsupported_value`)."""
+    from ..claims import attribute, unsupported_value
+
+    atts = attribute(answer, a)
+    known = {m.handle for m in a.manifest}
+    return {"written": sorted({h for x in atts if x.written for h in x.handles if h in known}),
+            "attributed": sorted({h for x in atts if not x.written for h in x.handles}),
+            "unsupported_values": [u.to_dict() for u in unsupported_value(answer, a, atts)]}
+
+
 @dataclass
 class TrapRun:
     backend: Backend
@@ -170,6 +182,7 @@ class TrapRun:
             return row
         row["status"] = "ok"
         row["citation"] = _citation(self.validator, out.text, a) if structured else None
+        row["attribution"] = _attribution(out.text, a) if structured else None
         j: Judgement = judge(out.text, trap)
         row["verdict"] = j.verdict
         row["judgement"] = j.to_dict()
