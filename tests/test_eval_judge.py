@@ -186,3 +186,14 @@ def test_a_scaffold_label_or_a_negated_conflict_word_names_no_conflict(answer: s
 ])
 def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -> None:
     assert judge(answer, BADGE).refused is refused
+
+
+@pytest.mark.parametrize(("qid", "answer", "verdict"), [
+    # the scaffold's "Answer:" label is not part of the answer (real 0.5B answers, issue 12 runs)
+    ("remote-days", "Answer: 2 days\nConflicts: [S1]", "current"),
+    ("parental-leave", "Answer: 8 weeks\nConflicts: [S1]", "stale"),
+    ("shift-swap", "Answer: No, not without the shift supervisor's approval [S1].\nConflicts: none", "current"),
+])
+def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
+    j = judge(answer, TRAPS[qid])
+    assert j.verdict == verdict and not j.conflict_named, j.to_dict()

@@ -182,8 +182,13 @@ def _find(patterns: Sequence[str], sents: list[str]) -> list[tuple[str, int, re.
     return found
 
 
+# An answer form's "Answer:" label is not part of the answer: "Answer: No, …" opens with "No".
+_ANSWER_LABEL = re.compile(r"^[ \t*_#]*answer[ \t*_]*:[ \t*_]*", re.IGNORECASE | re.MULTILINE)
+
+
 def judge(answer: str, trap: TrapQuestion) -> Judgement:
     """The rule-based verdict for one answer to one trap question (see the module docstring)."""
+    answer = _ANSWER_LABEL.sub("", answer)
     sents = sentences(answer)
     cur: list[Hit] = []
     for p, i, m in _find(trap.current, sents):
