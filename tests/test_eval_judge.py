@@ -197,3 +197,9 @@ def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -
 def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAPS[qid])
     assert j.verdict == verdict and not j.conflict_named, j.to_dict()
+
+
+def test_a_per_diem_without_the_dollar_sign_is_still_the_amount() -> None:
+    # a real 0.5B answer (structured+compact+reminder+scaffold), first judged `none`
+    assert judge("Answer: 68 per full travel day\nConflicts: [S1]", TRAPS["per-diem"]).verdict == "current"
+    assert judge("55 per full travel day", TRAPS["per-diem"]).verdict == "stale"
