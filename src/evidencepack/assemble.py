@@ -19,6 +19,8 @@ from .budget import Budget, fill
 from .candidates import Candidate, Dropped
 from .conflicts import Conflict, find_conflicts, notice_text
 from .dedup import DEFAULT_THRESHOLD, EMBEDDING_CUTOFF, dedup
+from .errors import TokenizerError
+from .models import TargetModel, count_settings, resolve_model
 from .order import order as seat
 from .records import Record, When, parse_records, parse_when
 from .render import FORMATS, Prepared, header_segment, prepare, render_block, resolve_profile
@@ -149,6 +151,7 @@ def assemble(
     as_of: When | str,
     budget: Budget | None = None,
     tokenizer: str | Tokenizer | None = None,
+    model: str | TargetModel | Tokenizer | None = None,
     order: str = "edges",
     format: str = "text",
     profile: str | Sequence[str] = "policy",
@@ -171,9 +174,14 @@ def assemble(
     """Compile ranked records into a budgeted, ordered prompt with provenance.
 
     `as_of` is required: validity is judged at a date the caller states, never the wall clock.
+    `model` names the target model (see `evidencepack.models.resolve_model`): its tokenizer counts, and the
+    chat framing it adds is reserved, so `report.budget["prompt_tokens"]` is the request's real size.
     """
     budget = budget or Budget()
-    tok = get_tokenizer(tokenizer)
+    if model is not None and tokenizer is not None:
+        raise TokenizerError("give model= (tokenizer and chat framing) or tokenizer=, not both")
+    target = resolve_model(model) if model is not None else None
+    tok = target.tokenizer if target is not None else get_tokenizer(tokenizer)
     cache = count_cache or DEFAULT_CACHE
     as_of = parse_when(as_of, field="as_of")  # also makes a naive datetime comparable (UTC)
     if format not in FORMATS:
@@ -211,7 +219,11 @@ def assemble(
                            conflict_policy=conflict_policy, flat=flat)
     frame = user_message("", question, flat=flat)
     system_tokens, question_tokens = count(system), count(frame)
-    available = budget.retrieval_budget(system_tokens, question_tokens)
+    # With a target model the whole request is counted as the model receives it; the framing is the
+    # difference, reserved like the other reserves. Without one it is unknown (0) and the count a guess.
+    base_request = target.request_tokens(_chat(system, frame)) if target is not None else None
+    framing = base_request - system_tokens - question_tokens if base_request is not None else 0
+    available = budget.retrieval_budget(system_tokens, question_tokens, framing=framing)
 
     # 2. dedup (lazy) and 3. budget: whole blocks, best-first, costed with the widest handle.
     prepared: dict[str, Prepared] = {}
@@ -249,7 +261,8 @@ def assemble(
             notice = notice_text(conflicts, labels)
         sources = _separator(flat).join(([notice] if notice else []) + blocks)
         user = user_message(sources, question, flat=flat)
-        used = count(user) - question_tokens
+        used = (count(user) - question_tokens if base_request is None
+                else target.request_tokens(_chat(system, user)) - base_request)  # type: ignore[union-attr]
         if used <= available or not selected:
             break
         worst = max(selected, key=lambda c: c.rank)
@@ -279,7 +292,9 @@ def assemble(
             "context_window": budget.context_window, "system_prompt": system_tokens,
             "question": question_tokens, "output_reserve": budget.output_reserve,
             "safety_margin": budget.safety_margin, "retrieval_budget": available, "used": used,
-            "left": available - used, "prompt_tokens": system_tokens + question_tokens + used,
+            "left": available - used, "framing": framing,
+            "prompt_tokens": system_tokens + question_tokens + framing + used,
+            "exact": target is not None and target.exact,
         },
         conflicts=conflicts,
         tokens=_token_breakdown(format, handles, blocks, notice, prepared, count),
@@ -288,11 +303,17 @@ def assemble(
         settings={"as_of": as_of_text, "order": order, "format": format,
                   "profile": profile if isinstance(profile, str) else list(profile), "clearance": clearance,
                   "tokenizer": tok.name, "conflict_policy": conflict_policy, "marking": marking,
-                  "fill_gaps": budget.fill_gaps, "max_records": budget.max_records},
+                  "fill_gaps": budget.fill_gaps, "max_records": budget.max_records,
+                  **count_settings(target, tok)},
     )
     assembly = Assembly(system, user, manifest, report, boundary, format, handle_prefix)
     _log(assembly)
     return assembly
+
+
+def _chat(system: str, user: str) -> list[dict[str, str]]:
+    """The messages as `Assembly.messages` sends them."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def _separator(flat: bool) -> str:

@@ -42,6 +42,10 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
                    help="highest sensitivity the caller may see (default internal)")
     p.add_argument("--tokenizer", default=None,
                    help="o200k_base (default), cl100k_base, a model name such as gpt-4o, or a tokenizer.json")
+    p.add_argument("--model", default=None,
+                   help="the target model, counted exactly with its tokenizer and chat framing: an OpenAI model "
+                        "name (gpt-4o, gpt-4.1-mini, …), a .gguf file, or a Hugging Face model directory or "
+                        "tokenizer.json")
     p.add_argument("--exclude-expired", action="store_true", help="drop expired records instead of labelling")
     p.add_argument("--exclude-superseded", action="store_true", help="drop records whose authority is superseded")
     p.add_argument("--conflict-policy", choices=tuple(CONFLICT_RULES), default="surface")
@@ -59,7 +63,7 @@ def _assembly_kwargs(args: argparse.Namespace) -> dict:
         as_of=args.as_of or datetime.now().astimezone().date(),
         budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
                       safety_margin=args.safety_margin, max_records=args.max_records, fill_gaps=args.fill_gaps),
-        tokenizer=args.tokenizer, order=args.order, format=args.format, profile=profile,
+        tokenizer=args.tokenizer, model=args.model, order=args.order, format=args.format, profile=profile,
         clearance=args.clearance, exclude_expired=args.exclude_expired,
         exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
         conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
@@ -77,6 +81,9 @@ def _read_records(path: str):
 def cmd_assemble(args: argparse.Namespace) -> int:
     records = _read_records(args.records)
     result = assemble(records, args.question, **_assembly_kwargs(args))
+    if args.model is None:  # said once: the count is a guess for whichever model reads the prompt
+        print(f"evidencepack: note: {result.report.settings['count_note'].replace('model=', '--model')}",
+              file=sys.stderr)
     if args.json:
         print(result.to_json(indent=2 if args.pretty else None))
     else:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..assemble import Assembly, assemble
+from ..budget import Budget
 from ..records import Record
 from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
@@ -80,12 +81,14 @@ class TrapRun:
     validator: Validator | None = None
     llm_judge: LLMJudge | None = None
     progress: Callable[[str], Progress] | None = None
+    model: Any = None  # the target model that counts (evidencepack.models.resolve_model); None: the default
+    budget: Budget | None = None
 
     def assembly(self, trap: TrapQuestion, condition: str) -> Assembly:
         by_id = {r.id: r for r in self.corpus}
         records = [by_id[i] for i in trap.records]
-        return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY,
-                        **TRAP_CONDITIONS[condition])
+        return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY, model=self.model,
+                        budget=self.budget, **TRAP_CONDITIONS[condition])
 
     def call(self, messages: Messages) -> Completion | str:
         try:
@@ -166,6 +169,7 @@ class SweepRun:
     as_of: str = "2026-06-01"
     progress: Progress | None = None
     system: str | None = SWEEP_SYSTEM  # None: the library's default system prompt
+    model: Any = None  # the target model that counts; None: the default tokenizer
 
     def messages(self, item: SweepItem) -> tuple[Messages, int | None, int]:
         """The prompt, the seat the gold record got, and its token count."""
@@ -173,7 +177,7 @@ class SweepRun:
             msgs = [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": item.question}]
             return msgs, None, 0
         a = assemble(list(item.records), item.question, as_of=self.as_of, order=item.order, profile="minimal",
-                     conflict_notice=False, boundary_key=EVAL_KEY, system_template=self.system)
+                     conflict_notice=False, boundary_key=EVAL_KEY, system_template=self.system, model=self.model)
         if len(a.manifest) != len(item.records):
             dropped = [o.id for o in a.report.records if o.decision != "included"]
             raise ValueError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")
