@@ -451,3 +451,11 @@ def test_eval_tokens_command_against_an_http_server(qwen_like, capsys):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_template_filters_and_tags_match_the_serving_stacks():
+    pytest.importorskip("jinja2")
+    template = ("{% for m in messages %}{% generation %}{{ m | tojson }}{% endgeneration %}"
+                "{% if loop.index == 1 %}{% break %}{% endif %}{% endfor %}")
+    model = resolve_model(len, chat_template=template)
+    assert model.render([{"role": "user", "content": "café <b>"}, *MSGS]) == '{"role": "user", "content": "café <b>"}'

@@ -128,17 +128,38 @@ def _raise_exception(message: str) -> str:
     raise ValueError(message)
 
 
+def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None,
+            separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:
+    """Transformers' `tojson` (no HTML escaping, non-ASCII kept), which llama-cpp-python also uses."""
+    import json
+
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
 @lru_cache(maxsize=32)
 def _compile_template(source: str) -> Any:
-    """Compile once in the immutable sandbox: a template cannot touch Python objects or mutate its input."""
+    """Compile once in the immutable sandbox, with the extensions and filters Transformers and llama-cpp-python
+    give templates: a template cannot touch Python objects or mutate its input."""
     try:
-        from jinja2 import TemplateSyntaxError
-        from jinja2.ext import loopcontrols
+        from jinja2 import TemplateSyntaxError, nodes
+        from jinja2.ext import Extension, loopcontrols
         from jinja2.sandbox import ImmutableSandboxedEnvironment
     except ImportError:
         raise TokenizerError("rendering a chat template needs the `jinja2` package: "
                              "pip install 'evidencepack[templates]'") from None
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+
+    class GenerationTags(Extension):
+        """`{% generation %}…{% endgeneration %}` (Transformers' assistant-mask marker) renders its body."""
+
+        tags = {"generation"}
+
+        def parse(self, parser: Any) -> list[nodes.Node]:
+            parser.stream.skip(1)
+            return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                        extensions=[GenerationTags, loopcontrols])
+    env.filters["tojson"] = _tojson
     env.globals.update(raise_exception=_raise_exception, strftime_now=_refuse_clock)
     try:
         return env.from_string(source)
@@ -330,8 +351,9 @@ _GPT2_PRE = _PreTokenizer((_GPT2,))
 #: `tokenizer.ggml.pre` names, grouped as llama.cpp groups them.
 GGUF_PRE_TOKENIZERS: dict[str, _PreTokenizer] = {
     **dict.fromkeys(("qwen2", "deepseek-r1-qwen"), _PreTokenizer((_QWEN2,))),
-    **dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3"), _LLAMA3_PRE),
-    **dict.fromkeys(("gpt-2", "gpt2", "phi-2"), _GPT2_PRE),
+    **dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2"),
+                    _LLAMA3_PRE),
+    **dict.fromkeys(("gpt-2", "phi-2"), _GPT2_PRE),
     "default": _PreTokenizer((r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", r"[0-9][0-9][0-9]")),
 }
 _GGUF_KEYS = ("tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens", "tokenizer.ggml.token_type",
