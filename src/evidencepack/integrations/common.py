@@ -48,7 +48,8 @@ def assemble_lenient(records: Iterable[Record | Mapping[str, Any]], question: st
     if on_invalid not in ("raise", "drop"):
         raise ValueError(f"on_invalid must be raise or drop, got {on_invalid!r}")
     if "on_invalid" in inspect.signature(assemble).parameters:
-        return assemble(records, question, on_invalid=on_invalid, **kwargs)
+        core: Any = assemble  # the core's option, when this evidencepack has it
+        return core(records, question, on_invalid=on_invalid, **kwargs)  # type: ignore[no-any-return]
     if on_invalid == "raise":
         return assemble(records, question, **kwargs)
     kept, dropped, notes = _forgive(list(records))
@@ -77,7 +78,7 @@ def _forgive(items: list[Record | Mapping[str, Any]]) -> tuple[list[Record], lis
         if not isinstance(item, Mapping):
             dropped.append((f"#{index + 1}", "invalid_record", "not a record or a mapping", None))
             continue
-        data, left = dict(item), []
+        data, left = dict(item), list[str]()
         while True:
             try:
                 built = Record.from_dict(data)
