@@ -17,10 +17,14 @@ class MissingExtraError(EvidencepackError, ImportError):
     """An integration was imported without the package it wraps; the message names the extra to install."""
 
 
+class IntegrationInputError(EvidencepackError, ValueError):
+    """A component was given input it cannot use (the message says what it expected)."""
+
+
 def require(module: str, package: str, extra: str) -> None:
     """Fail early and clearly when `module` (from `package`) is not installed."""
     if importlib.util.find_spec(module) is None:
         raise MissingExtraError(f"this integration needs {package}: pip install 'evidencepack[{extra}]'")
 
 
-__all__ = ["MissingExtraError", "require"]
+__all__ = ["IntegrationInputError", "MissingExtraError", "require"]
