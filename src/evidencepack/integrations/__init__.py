@@ -21,10 +21,19 @@ class IntegrationInputError(EvidencepackError, ValueError):
     """A component was given input it cannot use (the message says what it expected)."""
 
 
+def missing_extra(package: str, extra: str) -> MissingExtraError:
+    """The error for an integration imported without its extra."""
+    return MissingExtraError(f"this integration needs {package}: pip install 'evidencepack[{extra}]'")
+
+
 def require(module: str, package: str, extra: str) -> None:
     """Fail early and clearly when `module` (from `package`) is not installed."""
-    if importlib.util.find_spec(module) is None:
-        raise MissingExtraError(f"this integration needs {package}: pip install 'evidencepack[{extra}]'")
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent is missing
+        found = False
+    if not found:
+        raise missing_extra(package, extra)
 
 
-__all__ = ["IntegrationInputError", "MissingExtraError", "require"]
+__all__ = ["IntegrationInputError", "MissingExtraError", "missing_extra", "require"]

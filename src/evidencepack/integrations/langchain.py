@@ -14,21 +14,22 @@ documents are reported in `prompt.assembly.report`, not raised. Needs `pip insta
 
 from __future__ import annotations
 
-from . import IntegrationInputError, require
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict
 
-require("langchain_core", "langchain-core", "langchain")
+from . import IntegrationInputError, missing_extra
 
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence  # noqa: E402
-from typing import Any, TypedDict  # noqa: E402
+try:
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+    from langchain_core.prompt_values import ChatPromptValue
+    from langchain_core.runnables import Runnable, RunnableConfig
+except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
+    raise missing_extra("langchain-core", "langchain") from err
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage  # noqa: E402
-from langchain_core.prompt_values import ChatPromptValue  # noqa: E402
-from langchain_core.runnables import Runnable, RunnableConfig  # noqa: E402
-
-from ..adapters import ScoreKind, langchain_dicts  # noqa: E402
-from ..assemble import Assembly  # noqa: E402
-from ..records import Record  # noqa: E402
-from .common import (  # noqa: E402
+from ..adapters import ScoreKind, langchain_dicts
+from ..assemble import Assembly
+from ..records import Record
+from .common import (
     REGENERATE_ON,
     Answered,
     ChatMessage,
