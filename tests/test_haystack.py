@@ -10,7 +10,11 @@ from haystack import Document, Pipeline, component, default_from_dict, default_t
 from haystack.dataclasses import ChatMessage  # noqa: E402
 
 from evidencepack.errors import EvidencepackError  # noqa: E402
-from evidencepack.integrations.haystack import CitationValidator, EvidencePackAssembler  # noqa: E402
+from evidencepack.integrations.haystack import (  # noqa: E402
+    CitationValidator,
+    EvidencePackAssembler,
+    cited_pipeline,
+)
 from fake_llm import pieces  # noqa: E402
 from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNKNOWN  # noqa: E402
 
@@ -123,3 +127,16 @@ def test_bad_settings_fail_early():
         CitationValidator(resolve="pdf")
     with pytest.raises((EvidencepackError, TypeError)):
         EvidencePackAssembler(as_of=AS_OF, budget={"context_window": -5})
+
+
+def test_cited_pipeline_in_one_call_with_a_real_retriever():
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    store = InMemoryDocumentStore()
+    store.write_documents(documents())
+    SEEN.clear()
+    pipe = cited_pipeline(InMemoryBM25Retriever(store), ScriptedGenerator([UNKNOWN, GOOD]), as_of=AS_OF)
+    check = pipe.run({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}})["check"]
+    assert check["valid"] and check["attempts"] == 1 and len(SEEN) == 2
+    assert check["answer"] == GOOD

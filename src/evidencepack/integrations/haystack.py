@@ -12,6 +12,7 @@
 
 `EvidencePackAssembler` turns documents and a question into chat messages plus the assembly (as JSON-ready
 data, so it travels between components); bad or repeated documents are reported in its report, not raised.
+`cited_pipeline(retriever, chat_generator, as_of=…)` wires the four above in one call.
 `CitationValidator` checks the reply, and, given a `chat_generator`, asks it again on the findings you
 choose. A pipeline with both survives `dumps()` / `loads(..., allowed_modules=["evidencepack"])`.
 Needs `pip install 'evidencepack[haystack]'`.
@@ -24,7 +25,7 @@ from typing import Any
 from . import IntegrationInputError, missing_extra
 
 try:
-    from haystack import Document, component, default_from_dict, default_to_dict
+    from haystack import Document, Pipeline, component, default_from_dict, default_to_dict
     from haystack.core.serialization import component_to_dict
     from haystack.dataclasses import ChatMessage as HSMessage
     from haystack.utils import deserialize_chatgenerator_inplace
@@ -36,7 +37,7 @@ from ..budget import Budget
 from ..citations import SourceIndex
 from .common import REGENERATE_ON, ChatMessage, OnInvalid, Policy, Severity, assemble_lenient, repair
 
-__all__ = ["CitationValidator", "EvidencePackAssembler", "to_chat_messages"]
+__all__ = ["CitationValidator", "EvidencePackAssembler", "cited_pipeline", "to_chat_messages"]
 
 
 def to_chat_messages(messages: list[ChatMessage]) -> list[HSMessage]:
@@ -145,3 +146,22 @@ class CitationValidator:
         if params.get("chat_generator"):
             deserialize_chatgenerator_inplace(params, key="chat_generator")
         return default_from_dict(cls, data)
+
+
+def cited_pipeline(retriever: Any, chat_generator: Any, *, as_of: str, regenerate: bool = True,
+                   assembler: dict[str, Any] | None = None, validator: dict[str, Any] | None = None) -> Pipeline:
+    """retriever -> "pack" -> "llm" -> "check", as an ordinary (serialisable) Pipeline. Run it with
+    `{"retriever": {"query": q}, "pack": {"question": q}}`; read `out["check"]`. With `regenerate`, the
+    validator asks the same generator again on the chosen findings. `assembler` and `validator` are
+    keyword arguments for the two components."""
+    pipe = Pipeline()
+    pipe.add_component("retriever", retriever)
+    pipe.add_component("pack", EvidencePackAssembler(as_of=as_of, **(assembler or {})))
+    pipe.add_component("llm", chat_generator)
+    pipe.add_component("check", CitationValidator(chat_generator=chat_generator if regenerate else None,
+                                                  **(validator or {})))
+    pipe.connect("retriever.documents", "pack.documents")
+    pipe.connect("pack.messages", "llm.messages")
+    pipe.connect("llm.replies", "check.replies")
+    pipe.connect("pack.assembly", "check.assembly")
+    return pipe
