@@ -15,13 +15,14 @@ from datetime import datetime
 from pathlib import Path
 
 from . import __version__
-from .assemble import Assembly, assemble
+from .assemble import assemble
 from .budget import Budget
 from .errors import EvidencepackError
 from .order import STRATEGIES
 from .records import SENSITIVITIES, load_jsonl, parse_jsonl_bytes
 from .render import FORMATS, MARKINGS, PROFILES
 from .render.prompts import CONFLICT_RULES
+from .report import report_table
 
 
 class UsageError(EvidencepackError):
@@ -86,30 +87,6 @@ def cmd_assemble(args: argparse.Namespace) -> int:
             print(file=sys.stderr)
             print(report_table(result), file=sys.stderr)
     return 0
-
-
-def report_table(result: Assembly) -> str:
-    """The report as a fixed-width table a person can read."""
-    status = {m.id: (m.status, m.authority) for m in result.manifest}
-    rows = [("rank", "id", "decision", "handle/reason", "pos", "tokens", "status", "authority")]
-    for o in result.report.records:
-        st, auth = status.get(o.id, ("", ""))
-        what = o.handle if o.decision == "included" else (
-            f"{o.reason} of {o.duplicate_of}" if o.duplicate_of else o.reason)
-        rows.append((str(o.rank), o.id, o.decision, what or "", str(o.position or ""),
-                     str(o.tokens or ""), st, auth))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    b = result.report.budget
-    lines.append("")
-    lines.append(f"budget: window {b['context_window']} = system {b['system_prompt']} + question {b['question']}"
-                 f" + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
-                 f"{b['retrieval_budget']}; used {b['used']}, left {b['left']}")
-    t = result.report.tokens
-    lines.append(f"source tokens: {t['blocks']} in blocks = {t['text']} text + {t['headers_and_delimiters']} "
-                 f"headers and delimiters; notice {t['notice']}; per field: "
-                 + ", ".join(f"{k} {v}" for k, v in t["fields"].items()))
-    return "\n".join(lines)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -116,7 +116,7 @@ def _notes(args: argparse.Namespace) -> str:
 
 
 def cmd_traps(args: argparse.Namespace) -> int:
-    from ..demo import corpus as bundled
+    from ..data import corpus as bundled
     from ..records import load_jsonl
 
     corpus = load_jsonl(args.corpus) if args.corpus else bundled()
