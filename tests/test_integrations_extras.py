@@ -20,8 +20,9 @@ CASES = [("langchain", ["langchain_core"], "evidencepack[langchain]"),
 def test_missing_extra_names_it(monkeypatch, module, blocked, extra):
     name = f"evidencepack.integrations.{module}"
     monkeypatch.delitem(sys.modules, name, raising=False)
-    for b in blocked:
-        monkeypatch.setitem(sys.modules, b, None)  # import of b now fails as if not installed
+    for b in blocked:  # importing b (or any of its modules already loaded) now fails as if not installed
+        for loaded in [m for m in sys.modules if m == b or m.startswith(b + ".")] or [b]:
+            monkeypatch.setitem(sys.modules, loaded, None)
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None)
     with pytest.raises(MissingExtraError, match=extra.replace("[", r"\[").replace("]", r"\]")) as err:
         importlib.import_module(name)

@@ -11,14 +11,12 @@ or to an iterable of text chunks when streaming. It regenerates only on the find
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from ..assemble import Assembly, ManifestEntry, Outcome, assemble
+from ..assemble import Assembly, ManifestEntry, assemble
 from ..citations import Finding, SourceIndex, StreamValidator, Verdict, repair_instruction, resolve, validate_citations
-from ..errors import RecordError
 from ..records import Record
 
 OnInvalid = Literal["raise", "drop"]
@@ -40,91 +38,10 @@ class ChatMessage(TypedDict):
 
 def assemble_lenient(records: Iterable[Record | Mapping[str, Any]], question: str, *,
                      on_invalid: OnInvalid = "drop", **kwargs: Any) -> Assembly:
-    """`assemble` that, by default, reports a bad or repeated record instead of raising.
-
-    Uses the core's `on_invalid` option when the installed evidencepack has it; otherwise the same policy is
-    applied here before a strict `assemble`, and the drops and notes are added to its report.
-    """
-    if on_invalid not in ("raise", "drop"):
-        raise ValueError(f"on_invalid must be raise or drop, got {on_invalid!r}")
-    if "on_invalid" in inspect.signature(assemble).parameters:
-        core: Any = assemble  # the core's option, when this evidencepack has it
-        return core(records, question, on_invalid=on_invalid, **kwargs)  # type: ignore[no-any-return]
-    if on_invalid == "raise":
-        return assemble(records, question, **kwargs)
-    kept, dropped, notes = _forgive(list(records))
-    assembly = assemble(kept, question, **kwargs)
-    outcomes = [replace(o, detail="; ".join(notes[o.id])) if notes.get(o.id) and o.detail is None else o
-                for o in assembly.report.records]
-    rank = len(outcomes)
-    for rid, reason, detail, duplicate_of in dropped:
-        rank += 1
-        outcomes.append(Outcome(rid, "dropped", rank, reason=reason, duplicate_of=duplicate_of, detail=detail))
-    return replace(assembly, report=replace(assembly.report, records=tuple(outcomes)))
-
-
-_Drop = tuple[str, str, str, "str | None"]
-
-
-def _forgive(items: list[Record | Mapping[str, Any]]) -> tuple[list[Record], list[_Drop], dict[str, list[str]]]:
-    """Records a strict `assemble` accepts, best first, plus what was dropped and what was left out."""
-    records: list[Record] = []
-    dropped: list[_Drop] = []
-    notes: dict[str, list[str]] = {}
-    for index, item in enumerate(items):
-        if isinstance(item, Record):
-            records.append(item)
-            continue
-        if not isinstance(item, Mapping):
-            dropped.append((f"#{index + 1}", "invalid_record", "not a record or a mapping", None))
-            continue
-        data, left = dict(item), list[str]()
-        while True:
-            try:
-                built = Record.from_dict(data)
-                records.append(built)
-                if left:
-                    notes.setdefault(built.id, []).extend(left)
-                break
-            except RecordError as err:
-                name = err.field
-                why = str(err).rsplit(": ", 1)[-1]
-                if name in (None, "id", "text", "sensitivity", "metadata") or name not in data:
-                    rid = data.get("id")
-                    shown = rid if name != "id" and isinstance(rid, str) else f"#{index + 1}"
-                    blank = name == "text" and (data.get("text") is None or str(data.get("text")).strip() == "")
-                    dropped.append((shown, "empty_text" if blank else "invalid_record",
-                                    f"field {name!r}: {why}" if name else why, None))
-                    break
-                data.pop(name)
-                left.append(f"field {name!r} left out: {why}")
-    ordered = _order(records, notes)
-    seen: set[str] = set()
-    unique = []
-    for r in ordered:
-        if r.id in seen:
-            dropped.append((r.id, "duplicate", "the same id came twice; the higher-ranked copy is kept", r.id))
-            continue
-        seen.add(r.id)
-        unique.append(r)
-    if ordered is not records:  # order fixed here: strip rank and score so the core keeps it
-        unique = [replace(r, rank=None, score=None) for r in unique]
-    return unique, dropped, notes
-
-
-def _order(records: list[Record], notes: dict[str, list[str]]) -> list[Record]:
-    """Best first by rank, else score; inputs without a usable one rank after those with one, noted."""
-    for name in ("rank", "score"):
-        given = [r for r in records if getattr(r, name) is not None]
-        if not given:
-            continue
-        sign = 1 if name == "rank" else -1
-        best = sorted(given, key=lambda r: sign * getattr(r, name))
-        rest = [r for r in records if getattr(r, name) is None]
-        for r in rest:
-            notes.setdefault(r.id, []).append(f"no usable {name}: ranked after the records that have one")
-        return best + rest
-    return records
+    """`assemble` with `on_invalid="drop"` by default: a bad or repeated record is reported (`invalid_record`,
+    `empty_text`, `duplicate` with `duplicate_of`) and an unusable field value is left out with a note in
+    `Outcome.notes`, instead of failing the request. The one entry point every component uses."""
+    return assemble(records, question, on_invalid=on_invalid, **kwargs)
 
 
 # -- answering ------------------------------------------------------------------------------------------
