@@ -152,12 +152,12 @@ def read_sensitivity(data: Mapping[str, Any]) -> str | None:
     metadata = data.get("metadata")
     if isinstance(metadata, Mapping):
         given.append(metadata.get("sensitivity"))
-    values = {v for v in given if v is not None}
+    values = [v for v in given if v is not None]
     if not values:
         return "internal"
-    if len(values) > 1 or not all(isinstance(v, str) and v in SENSITIVITIES for v in values):
+    if not all(isinstance(v, str) and v in SENSITIVITIES for v in values) or len(set(values)) > 1:
         return None
-    return values.pop()
+    return values[0]
 
 
 def parse_when(value: Any, *, record_id: str | None = None, field: str | None = None) -> When:
