@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -132,12 +133,42 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = ("Compile retrieved records into the prompt an LLM reads (budgeted, deduplicated, ordered,\n"
+               "with provenance), and check the citations in its answer.")
+EXAMPLES = {
+    "evidencepack": """examples:
+  evidencepack demo
+  evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01 --json > assembly.json
+  evidencepack validate assembly.json answer.txt --resolve footnotes""",
+    "assemble": """examples:
+  evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01
+  evidencepack assemble records.jsonl -q "…" --json --pretty > assembly.json
+  my-retriever "…" | evidencepack assemble - -q "…" --window 4096 --report""",
+    "demo": """examples:
+  evidencepack demo
+  evidencepack demo --records > demo.jsonl""",
+    "validate": """examples:
+  evidencepack validate assembly.json answer.txt --resolve footnotes
+  my-llm < prompt.txt | evidencepack validate assembly.json - --json
+  evidencepack assemble r.jsonl -q "…" --json | evidencepack validate - answer.txt""",
+    "inspect": """examples:
+  evidencepack inspect assembly.json -o page.html
+  evidencepack inspect assembly.json answer.txt -o page.html""",
+}
+
+
+def _sub(sub: argparse._SubParsersAction, name: str, **kwargs: object) -> argparse.ArgumentParser:
+    return sub.add_parser(name, epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter,
+                          **kwargs)  # type: ignore[arg-type]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="evidencepack", description=__doc__.splitlines()[0])
+    parser = Parser(prog="evidencepack", description=DESCRIPTION, epilog=EXAMPLES["evidencepack"],
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    p = sub.add_parser("assemble", help="compile ranked records (JSONL) into a prompt")
+    p = _sub(sub, "assemble", help="compile ranked records (JSONL) into a prompt")
     p.add_argument("records", help="JSONL file of records, one per line ('-' for stdin)")
     p.add_argument("--question", "-q", required=True, help="the user's question")
     _add_assembly_options(p)
@@ -147,14 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="PAGE", help="also write the inspector page (HTML) of this assembly")
     p.set_defaults(func=cmd_assemble)
 
-    p = sub.add_parser("demo", help="run the assembler on the bundled HR policy corpus")
+    p = _sub(sub, "demo", help="run the assembler on the bundled HR policy corpus")
     p.add_argument("--as-of", default="2026-06-01", help="date at which validity is judged (default 2026-06-01)")
     p.add_argument("--records", action="store_true", help="print the demo's retrieved records as JSONL instead")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("validate", help="check an answer's citations against an assembly "
-                                          "(exit 0 valid, 1 not, 2 bad input)")
-    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
+    p = _sub(sub, "validate", help="check an answer's citations against an assembly "
+                                    "(exit 0 valid, 1 not, 2 bad input)")
+    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed ('-' for stdin)")
     p.add_argument("answer", help="the model's answer as a text file ('-' for stdin)")
     p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn",
                    help="how to treat a stating sentence without a citation (default warn)")
@@ -164,8 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("inspect", help="write an HTML page showing what the model saw (and, given an answer, "
-                                        "each sentence's citation findings)")
+    p = _sub(sub, "inspect", help="write an HTML page showing what the model saw (and, given an answer, "
+                                   "each sentence's citation findings)")
     p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
     p.add_argument("answer", nargs="?", help="optional: the model's answer as a text file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
@@ -182,12 +213,16 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .citations import resolve, validate_citations
 
+    if args.assembly == "-" and args.answer == "-":
+        raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
+    name = "stdin" if args.assembly == "-" else args.assembly
     try:
-        assembly = json.loads(Path(args.assembly).read_text("utf-8"))
+        raw = sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8")
+        assembly = json.loads(raw)
     except json.JSONDecodeError as err:
-        raise UsageError(f"{args.assembly} is not JSON: {err.msg} (line {err.lineno})") from None
+        raise UsageError(f"{name} is not JSON: {err.msg} (line {err.lineno})") from None
     if not isinstance(assembly, dict):
-        raise UsageError(f"{args.assembly} is not an evidencepack assembly")
+        raise UsageError(f"{name} is not an evidencepack assembly")
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only)
     if args.json:
@@ -224,12 +259,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): that is not an error. Point stdout at /dev/null so the
+        # interpreter's last flush does not report the closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (EvidencepackError, ValueError, OSError) as err:
         print(f"evidencepack: error: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -63,10 +63,16 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register `eval traps` and `eval positions` on an argparse subparsers object."""
-    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM")
+    raw = argparse.RawDescriptionHelpFormatter
+    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM",
+                               formatter_class=raw, epilog="examples:\n  evidencepack eval traps --base-url "
+                               "http://127.0.0.1:8765/v1 --model qwen --out eval-runs/traps\n  evidencepack eval "
+                               "positions --task kv --k 9 19 --out eval-runs/positions")
     ev.set_defaults(func=run)  # the main CLI calls args.func(args)
     sub = ev.add_subparsers(dest="eval_command", required=True)
-    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude")
+    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval traps --base-url "
+                       "http://127.0.0.1:8765/v1 --model qwen --limit 5 --out eval-runs/traps")
     _common(t, 300)
     t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
     t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
@@ -75,7 +81,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--limit", type=int, help="only the first N questions")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)
-    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book")
+    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval positions --task kv --k 9 19 "
+                       "--questions 10 --out eval-runs/positions")
     _common(s, 100)
     s.add_argument("--task", choices=("kv", "nq"), default="kv", help="key-value UUIDs or NaturalQuestions")
     s.add_argument("--data", help="the task's .jsonl.gz (default ../shared/data/lost-in-the-middle/…)")
