@@ -44,7 +44,7 @@ def handles(answer):
     ("No [S2–4].", ["S2", "S3", "S4"]),
     ("No (S2).", ["S2"]),
     ("No 【S1】 and ［S2］.", ["S1", "S2"]),
-    ("No [s1].", ["S1"]),
+    ("No [s1].", ["s1"]),  # a look-alike: reported as written, never read as S1
     ("No `[S1]` in code.", []),
     ("```\n[S1]\n```", []),
     ("Other prefix [D1] and S1 bare.", []),
@@ -102,11 +102,12 @@ def test_stale_only_and_surfaced_conflict():
     assert validate_citations("An outdated Slack message said it carries over [S2].", A).valid
 
 
-def test_excluded_source_and_duplicates_resolving_to_kept_copy():
+def test_record_ids_are_reported_never_support():
     v = validate_citations("Salary band is high [secret].", A)
     assert [f.kind for f in v.findings] == ["excluded_source"]
-    v = validate_citations("It does not carry over [hb-copy].", A)
-    assert v.valid and v.cited_ids == ("hb",)
+    for cited in ("hb-copy", "hb"):  # a duplicate of an included record, and an included record
+        v = validate_citations(f"It does not carry over [{cited}].", A)
+        assert not v.valid and [f.kind for f in v.findings] == ["record_id"] and v.cited_ids == ()
 
 
 def test_reject_raises_with_the_verdict():

@@ -2,11 +2,12 @@
 
 from .assemble import Assembly, ManifestEntry, Outcome, Report, assemble
 from .budget import Budget
-from .citations import Verdict, validate_citations
+from .citations import Verdict, regenerate, validate_citations
 from .errors import (
     AssemblyFormatError,
     BudgetError,
     CitationError,
+    CitationInputError,
     EvidencepackError,
     RecordError,
     TokenizerError,
@@ -18,6 +19,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Assembly", "AssemblyFormatError", "Budget", "BudgetError", "CallableTokenizer", "CitationError",
+    "CitationInputError",
     "EvidencepackError", "ManifestEntry", "Outcome", "Record", "RecordError", "Report", "Tokenizer",
-    "TokenizerError", "Verdict", "assemble", "get_tokenizer", "load_jsonl", "parse_records", "validate_citations",
+    "TokenizerError", "Verdict", "assemble", "get_tokenizer", "load_jsonl", "parse_records", "regenerate",
+    "validate_citations",
 ]

@@ -44,3 +44,8 @@ class CitationError(EvidencepackError):
     def __init__(self, verdict: object) -> None:
         super().__init__(f"answer failed citation validation: {verdict}")
         self.verdict = verdict
+
+
+class CitationInputError(EvidencepackError, ValueError):
+    """A citation function got an argument it cannot use: an answer that is not text, an unknown severity,
+    style or attempt count, a `generate` that returns something other than text."""
