@@ -20,7 +20,7 @@ linear and streaming cost proportional to the new text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .handles import CLOSERS, OPENERS
@@ -64,39 +64,38 @@ def heading_like(line: str) -> bool:
 
 
 class Units:
-    """The unit rule, shared by the scanner and the sentence splitter: feed each line's kind, learn whether
-    it ends the current unit ("end"), starts a new one ("new") or continues it ("same")."""
+    """The unit rule, shared by the scanner and the sentence splitter: feed every line with its kind and
+    offset; `spans` collects (start, end) of each unit, and `line` says whether this line ended the current
+    unit ("end"), started a new one ("new"), continued it ("same") or was outside any ("none")."""
 
     def __init__(self) -> None:
-        self.open = False
+        self.spans: list[tuple[int, int]] = []
+        self._open = False
         self._heading = False
 
-    def line(self, kind: str, line: str) -> str:
+    def line(self, kind: str, line: str, start: int) -> str:
         if kind in ("fence", "blank"):
-            was_open, self.open, self._heading = self.open, False, False
+            was_open, self._open, self._heading = self._open, False, False
             return "end" if was_open else "none"
-        step = "new" if not self.open or kind in ("bullet", "hash") or self._heading else "same"
-        self.open, self._heading = True, heading_like(line)
+        end = start + len(line)
+        if not self._open or kind in ("bullet", "hash") or self._heading:
+            step = "new"
+            self.spans.append((start, end))
+        else:
+            step = "same"
+            self.spans[-1] = (self.spans[-1][0], end)
+        self._open, self._heading = True, heading_like(line)
         return step
 
 
-def units(text: str) -> Iterator[tuple[int, int]]:
+def units(text: str) -> list[tuple[int, int]]:
     """(start, end) of every unit, in order."""
-    rule, fence = Units(), None
-    start = end = pos = 0
+    rule, fence, pos = Units(), None, 0
     for line in text.split("\n"):
         kind, fence = classify_line(line, fence)
-        step = rule.line(kind, line)
-        if step in ("end", "new") and end > start:
-            yield start, end
-            start = end = 0
-        if step == "new":
-            start = pos
-        if step in ("new", "same"):
-            end = pos + len(line)
+        rule.line(kind, line, pos)
         pos += len(line) + 1
-    if end > start:
-        yield start, end
+    return rule.spans
 
 
 @dataclass(frozen=True)
@@ -173,14 +172,22 @@ class Scanner:
         self._events: list[Ticks | Group] = []
         self._pending: Ticks | list | None = None  # a tick run or an open bracket touching the end
 
+    @property
+    def units(self) -> list[tuple[int, int]]:
+        """The units of the text so far (the last one may still grow)."""
+        return self._units.spans
+
     def push(self, text: str) -> None:
         at = self._length
         self._length += len(text)
-        for i, segment in enumerate(text.split("\n")):
+        lines = text.split("\n")
+        for i, segment in enumerate(lines):
             if i:
                 self._end_line()
                 self._new_line(at)
-            if segment:
+            if i < len(lines) - 1 and not self._pieces:
+                self._whole_line(segment, at)  # the common case in batch: a complete line in one piece
+            elif segment:
                 self._segment(segment, at)
             at += len(segment) + 1
 
@@ -213,7 +220,23 @@ class Scanner:
         if self._mode == "text":
             self._scan(segment, at)
 
+    def _whole_line(self, line: str, at: int) -> None:
+        """A complete line seen at once: the same outcome as `_segment` + `_end_line`, with less book-keeping."""
+        self.work += len(line)
+        kind, self._fence = classify_line(line, self._fence)
+        if self._units.line(kind, line, at) in ("end", "new"):
+            self._spans.end()
+        self._mode = "done"
+        if kind != "fence":
+            self._direct = True  # the unit step is settled: events can go out as they come
+            self._scan(line, at)
+            if isinstance(self._pending, Ticks):
+                self._route(self._pending)
+            self._pending = None
+
     def _end_line(self) -> None:
+        if self._mode == "done":
+            return
         line = "".join(self._pieces)
         self.work += len(line)
         kind, self._fence = classify_line(line, self._fence)
@@ -222,7 +245,7 @@ class Scanner:
         if isinstance(self._pending, Ticks):
             self._route(self._pending)
         self._pending = None
-        step = self._units.line(kind, line)
+        step = self._units.line(kind, line, self._line_start)
         if self._direct:
             return  # no span was waiting when the line began: its events went out as they came
         if step in ("end", "new"):

@@ -9,6 +9,7 @@ after the full stop ("...over. [S1] Next") stays with the sentence before it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .handles import CLOSERS, OPENERS
 from .markdown import units
@@ -34,10 +35,11 @@ _NON_STATING = re.compile(
 _WORDS = re.compile(r"\w+")
 
 
-def split_sentences(text: str) -> list[Sentence]:
-    """Sentences with offsets into `text`; each bullet or heading line is its own sentence."""
+def split_sentences(text: str, unit_spans: Sequence[tuple[int, int]] | None = None) -> list[Sentence]:
+    """Sentences with offsets into `text`; each bullet or heading line is its own sentence. `unit_spans`
+    (from a scanner that has already read `text`) saves finding the units again."""
     spans: list[tuple[int, int]] = []
-    for start, end in units(text):
+    for start, end in units(text) if unit_spans is None else unit_spans:
         _split_unit(text, start, end, spans)
     out = []
     for i, (s, e) in enumerate(_attach_trailing_citations(text, spans)):

@@ -57,5 +57,6 @@ class StreamValidator:
         """The verdict on everything fed (the same as `validate_citations` on the joined text)."""
         if self._verdict is None:
             self._scanner.finish()
-            self._verdict = verdict_of("".join(self._chunks), self._cites, self._index, self._levels)
+            self._verdict = verdict_of("".join(self._chunks), self._cites, self._scanner.units, self._index,
+                                       self._levels)
         return self._verdict

@@ -23,8 +23,8 @@ _OUTDATED_CUES = re.compile(
     r"informal|earlier guidance|prior policy|not current|replaced|however|but)\b", re.IGNORECASE)
 
 
-def find_cites(text: str, grammar: Grammar) -> list[Cite]:
-    """Every cited item outside code, in order."""
+def scan(text: str, grammar: Grammar) -> tuple[list[Cite], list[tuple[int, int]]]:
+    """Every cited item outside code, in order, and the units of the text (for the sentence splitter)."""
     cites: list[Cite] = []
 
     def emit(group: Group) -> None:
@@ -33,13 +33,13 @@ def find_cites(text: str, grammar: Grammar) -> list[Cite]:
     scanner = Scanner(emit)
     scanner.push(text)
     scanner.finish()
-    return cites
+    return cites, scanner.units
 
 
 def parse_citations(answer: str, prefix: str = "S", ids: Iterable[str] = ()) -> list[tuple[str, int, int, str]]:
     """(handle or spelling, start, end, form) for every citation outside code, in order."""
     grammar = Grammar(prefix, frozenset(i for i in ids if isinstance(i, str) and i))
-    return [(c.handle or c.written, c.start, c.end, c.form) for c in find_cites(check_text(answer), grammar)]
+    return [(c.handle or c.written, c.start, c.end, c.form) for c in scan(check_text(answer), grammar)[0]]
 
 
 def judge(cite: Cite, index: SourceIndex) -> tuple[str | None, tuple[str, str] | None]:
@@ -76,12 +76,14 @@ def validate_citations(answer: str, assembly: Any, *, uncited: Severity | None =
     text = check_text(answer)
     levels = severity_map(uncited=uncited, stale_only=stale_only, severities=severities)
     index = read_assembly(assembly)
-    return verdict_of(text, find_cites(text, index.grammar), index, levels)
+    cites, units = scan(text, index.grammar)
+    return verdict_of(text, cites, units, index, levels)
 
 
-def verdict_of(text: str, cites: list[Cite], index: SourceIndex, levels: Mapping[str, Severity]) -> Verdict:
-    """The verdict for `text` given the citations found in it (batch and streaming share this)."""
-    sentences = split_sentences(text)
+def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index: SourceIndex,
+               levels: Mapping[str, Severity]) -> Verdict:
+    """The verdict for `text` given the citations and units found in it (batch and streaming share this)."""
+    sentences = split_sentences(text, units)
     starts = [s.start for s in sentences]
     citations: list[Citation] = []
     findings: list[Finding] = []
