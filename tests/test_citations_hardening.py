@@ -29,7 +29,7 @@ from evidencepack.citations import (
     strip_invalid,
 )
 from evidencepack.citations.handles import CLOSERS, OPENERS
-from evidencepack.citations.markdown import Group, Scanner
+from evidencepack.citations.markdown import Scanner
 from evidencepack.eval.experiments import repair_message
 
 ISSUE_RECORDS = [
