@@ -270,8 +270,16 @@ def test_property_above_clearance_never_leaks(caplog: pytest.LogCaptureFixture, 
 def test_error_messages_do_not_echo_values(bad: dict[str, str]) -> None:
     rec = {"id": "s", "text": "x", "sensitivity": "restricted", **bad}
     with pytest.raises(RecordError) as err:
-        run([rec], "text", clearance="public")
+        run([rec], "text", clearance="restricted")
     assert "SECRETQ" not in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [{"valid_from": "SECRETQ"}, {"authority": "SECRETQ"}, {"text": ""}])
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_record_above_clearance_is_dropped_unvalidated_and_never_named(bad: dict[str, str], strict: bool) -> None:
+    secret = {"id": "secret-id", "text": "x", "sensitivity": "restricted", **bad}
+    asm = run([{"id": "ok", "text": "fine"}, secret], "text", clearance="internal", strict=strict)
+    assert [(o.id, o.reason) for o in asm.report.records] == [("ok", None), ("secret-id", "above_clearance")]
 
 
 # ---------------------------------------------------------------------------------------------------------
