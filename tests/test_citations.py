@@ -103,8 +103,14 @@ def test_stale_only_and_surfaced_conflict():
 
 
 def test_record_ids_are_reported_never_support():
-    v = validate_citations("Salary band is high [secret].", A)
-    assert [f.kind for f in v.findings] == ["excluded_source"]
+    dropped = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), exclude_superseded=True,
+                       boundary_key="k")
+    v = validate_citations("Up to five days carried over [hb24].", dropped)
+    assert [f.kind for f in v.findings] == ["excluded_source"] and "superseded_excluded" in v.findings[0].message
+    # an id above the caller's clearance reads as prose, like an id that does not exist: no finding confirms it
+    for unknown in ("secret", "no-such-record"):
+        v = validate_citations(f"Salary band is high [{unknown}].", A)
+        assert [f.kind for f in v.findings] == ["uncited"] and v.citations == ()
     for cited in ("hb-copy", "hb"):  # a duplicate of an included record, and an included record
         v = validate_citations(f"It does not carry over [{cited}].", A)
         assert not v.valid and [f.kind for f in v.findings] == ["record_id"] and v.cited_ids == ()

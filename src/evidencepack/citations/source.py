@@ -18,6 +18,7 @@ from ..errors import AssemblyFormatError
 from .handles import Grammar
 
 WEAK_AUTHORITIES = ("informal", "superseded")
+ABOVE_CLEARANCE = "above_clearance"
 SCHEMA_PREFIX = "evidencepack.assembly/"
 
 
@@ -64,7 +65,9 @@ class SourceIndex:
 
     @cached_property
     def grammar(self) -> Grammar:
-        return Grammar(self.prefix, frozenset(self.fates))
+        """Record ids are recognised (to be reported) except those above the caller's clearance: a finding
+        about such an id would confirm to the model, and to whoever reads the findings, that it exists."""
+        return Grammar(self.prefix, frozenset(i for i, f in self.fates.items() if f.reason != ABOVE_CLEARANCE))
 
 
 def read_assembly(assembly: Any) -> SourceIndex:
