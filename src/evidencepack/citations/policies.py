@@ -31,9 +31,10 @@ def repair_instruction(verdict: Verdict) -> str:
     return repair_prompt(f.message for f in verdict.findings if f.severity == "error")
 
 
-def enforce(answer: str, assembly: Any, **severities: Any) -> Verdict:
+def enforce(answer: str, assembly: Any, *, uncited: Severity | None = None, stale_only: Severity | None = None,
+            severities: Mapping[str, Severity] | None = None) -> Verdict:
     """The `reject` policy: return the verdict when valid, else raise `CitationError` carrying it."""
-    verdict = validate_citations(answer, assembly, **severities)
+    verdict = validate_citations(answer, assembly, uncited=uncited, stale_only=stale_only, severities=severities)
     if not verdict.valid:
         raise CitationError(verdict)
     return verdict
