@@ -278,14 +278,18 @@ def test_answer_sentences_are_marked_by_their_findings() -> None:
 
 
 def test_citing_a_dropped_record_by_id_links_to_its_drop_reason() -> None:
-    data = demo_assembly()
-    page = Page(inspector_html(data, "Severance is generous [hb-severance-2022]. The PDF says so "
+    data = demo_assembly(exclude_superseded=True)
+    page = Page(inspector_html(data, "Five days carry over [hb-pto-carryover-2024]. The PDF says so "
                                      "[hb-pto-carryover-2025-pdf]."))
-    classes = sentence_classes(inspector_html(data, "Severance is generous [hb-severance-2022]."))
+    classes = sentence_classes(inspector_html(data, "Five days carry over [hb-pto-carryover-2024]."))
     assert classes == {1: "f-error"}
-    assert "#rec-hb-severance-2022" in [a.get("href") for a in page.all("a")]
-    # a duplicate cited by id resolves to the copy that was sent
-    assert {a["data-cites"] for a in page.all("a") if a.get("data-cites")} == {"S5"}
+    assert "#rec-hb-pto-carryover-2024" in [a.get("href") for a in page.all("a")]
+    # a duplicate cited by id does not borrow the copy that was sent: only handles are citations
+    assert not [a for a in page.all("a") if a.get("data-cites")]
+    assert "\u2717 record id, not a handle" in page.visible
+    # an id above the caller's clearance is prose, like an id that does not exist: nothing confirms it exists
+    classes = sentence_classes(inspector_html(data, "Severance is generous [hb-severance-2022]."))
+    assert classes == {1: "f-warn"}
 
 
 def test_answer_with_markup_stays_text() -> None:

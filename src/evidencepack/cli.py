@@ -211,18 +211,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .citations import resolve, validate_citations
+    from .citations import read_assembly, resolve, validate_citations
 
     if args.assembly == "-" and args.answer == "-":
         raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
     name = "stdin" if args.assembly == "-" else args.assembly
     try:
-        raw = sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8")
-        assembly = json.loads(raw)
+        data = json.loads(sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8"))
     except json.JSONDecodeError as err:
         raise UsageError(f"{name} is not JSON: {err.msg} (line {err.lineno})") from None
-    if not isinstance(assembly, dict):
-        raise UsageError(f"{name} is not an evidencepack assembly")
+    except ValueError as err:  # e.g. an integer past the digit limit
+        raise UsageError(f"{name} is not an evidencepack assembly: {err}") from None
+    assembly = read_assembly(data)  # AssemblyFormatError (exit 2) on anything malformed
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only)
     if args.json:

@@ -53,3 +53,8 @@ class CitationError(EvidencepackError):
 
 class DatasetError(EvidencepackError, ValueError):
     """An evaluation data set (trap questions, sweep data) is malformed or missing."""
+
+
+class CitationInputError(EvidencepackError, ValueError):
+    """A citation function got an argument it cannot use: an answer that is not text, an unknown severity,
+    style or attempt count, a `generate` that returns something other than text."""

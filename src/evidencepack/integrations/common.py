@@ -16,7 +16,17 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from ..assemble import Assembly, ManifestEntry, assemble
-from ..citations import Finding, SourceIndex, StreamValidator, Verdict, repair_instruction, resolve, validate_citations
+from ..citations import (
+    SEVERITIES,
+    Finding,
+    SourceIndex,
+    StreamValidator,
+    Verdict,
+    repair_instruction,
+    resolve,
+    validate_citations,
+)
+from ..errors import OptionError
 from ..records import Record
 
 OnInvalid = Literal["raise", "drop"]
@@ -101,11 +111,11 @@ class Policy:
 
     def __post_init__(self) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 0:
-            raise ValueError(f"attempts must be an integer >= 0, got {self.attempts!r}")
-        known = {"unknown_handle", "excluded_source", "uncited", "stale_only"}
+            raise OptionError(f"attempts must be an integer >= 0, got {self.attempts!r}")
+        known = set(SEVERITIES)
         unknown = set(self.regenerate_on) - known
         if unknown:
-            raise ValueError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
+            raise OptionError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
 
     def validate(self, answer: str, index: SourceIndex) -> Verdict:
         return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only)
@@ -121,7 +131,7 @@ def chat_messages(assembly: Assembly) -> list[ChatMessage]:
 def repair(messages: list[ChatMessage], answer: str, verdict: Verdict, prefix: str) -> list[ChatMessage]:
     """The conversation for a regeneration: the answer as the model gave it, then exactly what was wrong."""
     return [*messages, {"role": "assistant", "content": answer},
-            {"role": "user", "content": repair_instruction(verdict, prefix)}]
+            {"role": "user", "content": repair_instruction(verdict)}]
 
 
 def finish(assembly: Assembly, answer: str, verdict: Verdict, attempts: int, index: SourceIndex) -> Answered:

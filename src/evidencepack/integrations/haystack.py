@@ -20,6 +20,7 @@ Needs `pip install 'evidencepack[haystack]'`.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from . import IntegrationInputError, missing_extra
@@ -130,7 +131,7 @@ class CitationValidator:
             text = out["replies"][0].text or ""
             used += 1
             verdict = self.policy.validate(text, index)
-        sources = [dict(index.manifest[index.handle_of[rid]]) for rid in verdict.cited_ids]
+        sources = [asdict(index.sources[index.handle_of[rid]]) for rid in verdict.cited_ids]
         return {"answer": text, "valid": verdict.valid, "verdict": verdict.to_dict(),
                 "resolved": resolve(text, index, style="footnotes" if self.resolve == "footnotes" else "links"),
                 "sources": sources, "attempts": used}
