@@ -25,7 +25,7 @@ import hashlib
 import itertools
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -179,6 +179,15 @@ class TargetModel:
     exact: bool
     source: str  # "openai" | "gguf" | "huggingface" | "tokenizer"
     framing: OpenAIFraming | ChatTemplate | None = None
+    #: The name or path it was resolved from (None for an object): what `report.settings["model"]` records,
+    #: so an assembly can be re-run from its settings.
+    origin: str | None = None
+
+    @property
+    def additive_framing(self) -> bool:
+        """True when the framing does not depend on the text (none, or OpenAI's per-message rule): the request
+        is then the content tokens plus a constant, and content counts (cached, piecewise) suffice."""
+        return not isinstance(self.framing, ChatTemplate)
 
     def request_tokens(self, messages: Messages) -> int:
         """Prompt tokens the model receives for these chat messages, framing and generation prompt included."""
@@ -245,6 +254,10 @@ def resolve_model(
 
 
 def _from_string(spec: str, chat_template: str | None, template_vars: Mapping[str, Any] | None) -> TargetModel:
+    return replace(_resolve_string(spec, chat_template, template_vars), origin=spec)
+
+
+def _resolve_string(spec: str, chat_template: str | None, template_vars: Mapping[str, Any] | None) -> TargetModel:
     path = Path(spec).expanduser()
     if path.is_dir():
         return load_hf(path, chat_template=chat_template, template_vars=template_vars)
@@ -486,17 +499,17 @@ def _build_bpe(tokens: Sequence[str], types: Sequence[int], merges: Sequence[str
 
 
 def count_settings(target: TargetModel | None, tokenizer: Tokenizer) -> dict[str, Any]:
-    """The report's account of who counted the tokens, and how far to trust the count."""
+    """For `report.budget`: whether `prompt_tokens` is the model's own count, and one sentence on who counted."""
     if target is None:
         from .tokenizers import DEFAULT_TOKENIZER
 
         who = (f"the default tokenizer {DEFAULT_TOKENIZER}" if tokenizer.name == DEFAULT_TOKENIZER
                else f"tokenizer {tokenizer.name}")
-        return {"model": None, "count_note": f"counted with {who}, without chat framing: no model was named, so "
-                                             "the target model's count may differ (name it with model=)"}
+        return {"exact": False, "count_note": f"counted with {who}, without chat framing: no model was named, so "
+                                              "the target model's count may differ (name it with model=)"}
     if target.exact:
-        note = f"counted as {target.name} receives it: {target.describe()['framing']}"
+        note = f"counted as {target.name} ({target.source}) receives it: {target.describe()['framing']}"
     else:
-        note = (f"counted with the tokenizer of {target.name}; its chat framing is unknown, so the request "
-                "is longer than counted")
-    return {"model": target.name, "model_source": target.source, "count_note": note}
+        note = (f"counted with the tokenizer of {target.name} ({target.source}); its chat framing is unknown, so "
+                "the request is longer than counted")
+    return {"exact": target.exact, "count_note": note}

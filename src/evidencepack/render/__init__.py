@@ -16,7 +16,7 @@ MARKINGS: tuple[str, ...] = ("none", "datamark")
 
 __all__ = [
     "DATAMARK", "FORMATS", "MARKINGS", "PROFILES", "Block", "Prepared", "header_segment", "neutralise",
-    "neutralise_value", "prepare", "read_blocks", "render_block", "resolve_profile", "status_text",
+    "mentions", "neutralise_value", "prepare", "read_blocks", "render_block", "resolve_profile", "status_text",
 ]
 
 
@@ -29,10 +29,10 @@ class Prepared:
     neutralised: Counter[str] = field(default_factory=Counter)
 
 
-def prepare(cand: Candidate, profile: Sequence[str], *, boundary: str, prefix: str, marking: str = "none"
+def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: str = "none", boundary: str = ""
             ) -> Prepared:
-    if marking not in MARKINGS:
-        raise ValueError(f"unknown marking {marking!r} (one of {', '.join(MARKINGS)})")
+    """A candidate's header values and body, neutralised. Without `boundary` the work is the same for every
+    request (and cached); `guard` re-runs it with the boundary only for a record that contains the code."""
     counts: Counter[str] = Counter()
     fields = []
     for name in profile:
@@ -41,14 +41,21 @@ def prepare(cand: Candidate, profile: Sequence[str], *, boundary: str, prefix: s
             value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts)
             if value:
                 fields.append((name, value))
-    body, body_counts = _neutralised_text(cand.record.text, prefix)
-    if boundary.casefold() in body.casefold():  # only a record that guessed the code pays for a re-run
-        body_counts = Counter()
+    if boundary:
+        body_counts: Counter[str] = Counter()
         body = neutralise(cand.record.text, boundary=boundary, handle_prefix=prefix, counts=body_counts)
+    else:
+        body, body_counts = _neutralised_text(cand.record.text, prefix)
     counts.update(body_counts)
     if marking == "datamark":
         body = datamark(body)
     return Prepared(tuple(fields), body, counts)
+
+
+def mentions(prepared: Prepared, boundary: str) -> bool:
+    """Does the prepared block contain the boundary code (only a record that guessed it does)?"""
+    code = boundary.casefold()
+    return code in prepared.body.casefold() or any(code in v.casefold() for _, v in prepared.fields)
 
 
 @lru_cache(maxsize=16_384)
