@@ -65,7 +65,7 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register `eval traps` and `eval positions` on an argparse subparsers object."""
+    """Register `eval traps`, `eval positions` and `eval tokens` on an argparse subparsers object."""
     raw = argparse.RawDescriptionHelpFormatter
     ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM",
                                formatter_class=raw, epilog="examples:\n  evidencepack eval traps --base-url "
@@ -95,7 +95,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--conditions", default=",".join(SWEEP_CONDITIONS), help=f"from {', '.join(SWEEP_CONDITIONS)}")
     s.set_defaults(eval_func=cmd_positions)
     k = sub.add_parser("tokens", help="compare evidencepack's prompt-token count with the server's usage, "
-                                      "for every trap question (exit 1 on any difference)")
+                                      "for every trap question (exit 1 on any difference)",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval tokens --count-model "
+                       "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf --base-url http://127.0.0.1:8765/v1 --model qwen05")
     k.add_argument("--count-model", required=True,
                    help="the served model's .gguf file (or tokenizer.json / HF directory / OpenAI model name)")
     k.add_argument("--base-url", help="e.g. http://127.0.0.1:8765/v1 (default $EVIDENCEPACK_BASE_URL)")
