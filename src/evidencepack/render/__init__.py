@@ -10,7 +10,7 @@ from functools import lru_cache
 from ..candidates import Candidate
 from .fields import PROFILES, field_value, resolve_profile, status_text
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
-from .neutralise import neutralise, neutralise_value
+from .neutralise import contains_boundary, neutralise, neutralise_value
 
 MARKINGS: tuple[str, ...] = ("none", "datamark")
 
@@ -42,7 +42,7 @@ def prepare(cand: Candidate, profile: Sequence[str], *, boundary: str, prefix: s
             if value:
                 fields.append((name, value))
     body, body_counts = _neutralised_text(cand.record.text, prefix)
-    if boundary.casefold() in body.casefold():  # only a record that guessed the code pays for a re-run
+    if contains_boundary(body, boundary):  # only a record that guessed the code pays for a re-run
         body_counts = Counter()
         body = neutralise(cand.record.text, boundary=boundary, handle_prefix=prefix, counts=body_counts)
     counts.update(body_counts)
