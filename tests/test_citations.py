@@ -28,7 +28,7 @@ RECORDS = [
     {"id": "hb-copy", "rank": 4, "text": "Unused  PTO does not carry over."},
     {"id": "secret", "rank": 5, "text": "Band L4 pays 70,000.", "sensitivity": "restricted"},
 ]
-A = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), order="ranked", boundary_key="k")
+A = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), order="ranked", boundary_key="k" * 16)
 
 
 def handles(answer):

@@ -5,6 +5,7 @@ from .budget import Budget
 from .citations import Verdict, validate_citations
 from .errors import (
     AssemblyFormatError,
+    BoundaryKeyError,
     BudgetError,
     CitationError,
     EvidencepackError,
@@ -17,7 +18,7 @@ from .tokenizers import CallableTokenizer, Tokenizer, get_tokenizer
 __version__ = "0.1.0"
 
 __all__ = [
-    "Assembly", "AssemblyFormatError", "Budget", "BudgetError", "CallableTokenizer", "CitationError",
-    "EvidencepackError", "ManifestEntry", "Outcome", "Record", "RecordError", "Report", "Tokenizer",
+    "Assembly", "AssemblyFormatError", "BoundaryKeyError", "Budget", "BudgetError", "CallableTokenizer",
+    "CitationError", "EvidencepackError", "ManifestEntry", "Outcome", "Record", "RecordError", "Report", "Tokenizer",
     "TokenizerError", "Verdict", "assemble", "get_tokenizer", "load_jsonl", "parse_records", "validate_citations",
 ]
