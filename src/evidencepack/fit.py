@@ -181,5 +181,5 @@ def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> P
 
 def _notice(conflicts: tuple[Conflict, ...]) -> str:
     # The notice sits outside every block, so a topic appears there only if it is a plain slug.
-    labels = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
+    labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
     return notice_text(conflicts, labels)

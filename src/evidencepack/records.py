@@ -157,7 +157,7 @@ def read_sensitivity(data: Mapping[str, Any]) -> str | None:
         return "internal"
     if not all(isinstance(v, str) and v in SENSITIVITIES for v in values) or len(set(values)) > 1:
         return None
-    return values[0]
+    return str(values[0])
 
 
 def parse_when(value: Any, *, record_id: str | None = None, field: str | None = None) -> When:
@@ -301,7 +301,7 @@ def parse_jsonl_bytes(raw: bytes) -> tuple[Record, ...]:
     """Parse and validate every line now (strict), in rank order."""
     items = read_jsonl_bytes(raw)
     records = [Record.from_dict(item, line=item.line) for item in items]
-    _check_unique_ids(records, [item.line for item in items])
+    _check_unique_ids(records, [item.line or 0 for item in items])
     try:
         return rank_order(tuple(records))
     except RecordError as err:

@@ -171,7 +171,7 @@ _TEMPLATE_LABEL = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?([^\W\d_][^\W_]*(?:[ \t-]
 def template_labels(*templates: str | Template) -> tuple[str, ...]:
     """The line-start labels (`Sources:`, `Question:`) of the given templates, folded, sorted, unique: what a
     record must not be able to imitate. Pass the result as `frame_labels`."""
-    found = set()
+    found: set[str] = set()
     for template in templates:
         text = template.template if isinstance(template, Template) else template
         found.update(m.group(1) for m in _TEMPLATE_LABEL.finditer(text))
