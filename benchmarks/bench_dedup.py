@@ -27,7 +27,6 @@ import random
 import statistics
 import string
 import time
-
 from types import ModuleType
 
 from evidencepack import Record
