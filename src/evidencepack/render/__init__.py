@@ -38,8 +38,12 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
     for name in profile:
         raw = field_value(cand, name)
         if raw is not None:
-            value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts,
-                                     frame_labels=frame_labels)
+            if boundary:
+                value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts,
+                                         frame_labels=frame_labels)
+            else:
+                value, value_counts = _neutralised_value(raw, prefix, frame_labels)
+                counts.update(value_counts)
             if value:
                 fields.append((name, value))
     if boundary:
@@ -57,6 +61,13 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
 def mentions(prepared: Prepared, boundary: str) -> bool:
     """Does the prepared block contain the boundary code (only a record that guessed it does)?"""
     return contains_boundary(prepared.body, boundary) or any(contains_boundary(v, boundary) for _, v in prepared.fields)
+
+
+@lru_cache(maxsize=65_536)
+def _neutralised_value(value: str, prefix: str, frame_labels: tuple[str, ...]) -> tuple[str, Counter[str]]:
+    """Header values (documents, sections, dates) recur across records and requests: neutralise each once."""
+    counts: Counter[str] = Counter()
+    return neutralise_value(value, handle_prefix=prefix, counts=counts, frame_labels=frame_labels), counts
 
 
 @lru_cache(maxsize=16_384)

@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import OptionError
 from .fields import LABELS
@@ -69,6 +70,7 @@ _REGISTRY: dict[str, Format] = {}
 
 def register_format(fmt: Format) -> Format:
     _REGISTRY[fmt.name] = fmt
+    _delimiters.cache_clear()
     return fmt
 
 
@@ -81,12 +83,19 @@ def get_format(name: str) -> Format:
 
 def delimiter_pattern() -> str:
     """Every registered format's delimiters, as one alternation for the neutraliser."""
-    return "|".join(dict.fromkeys(f.delimiters for f in _REGISTRY.values() if f.delimiters))
+    return _delimiters(len(_REGISTRY))[0]
 
 
 def delimiter_starts() -> str:
     """Every character a registered format's delimiter can start with (folded, as the neutraliser sees it)."""
-    return "".join(sorted({c for f in _REGISTRY.values() for c in f.delimiter_starts.casefold()}))
+    return _delimiters(len(_REGISTRY))[1]
+
+
+@lru_cache(maxsize=1)
+def _delimiters(registered: int) -> tuple[str, str]:
+    """Computed once per registry state (cleared by `register_format`, keyed on its size for removals)."""
+    pattern = "|".join(dict.fromkeys(f.delimiters for f in _REGISTRY.values() if f.delimiters))
+    return pattern, "".join(sorted({c for f in _REGISTRY.values() for c in f.delimiter_starts.casefold()}))
 
 
 def _literal_starts(delimiters: str) -> str | None:
