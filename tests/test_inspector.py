@@ -318,7 +318,7 @@ def injected_records(payloads: list[str]) -> list[dict[str, Any]]:
 
 def check_injected(records: list[dict[str, Any]], fmt: str, answer: str | None = None) -> None:
     data = assemble(records, "What applies? <script>q()</script>", as_of="2026-01-01", format=fmt, tokenizer=TOK,
-                    boundary_key=b"k", budget=Budget(context_window=10**7),
+                    boundary_key=b"k" * 16, budget=Budget(context_window=10**7),
                     profile=["doc", "section", "date", "source_system", "topic", "url", "authority", "note"]).to_dict()
     source = inspector_html(data, answer)
     page = assert_inert(source)

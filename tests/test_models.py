@@ -462,11 +462,14 @@ def test_template_filters_and_tags_match_the_serving_stacks():
     assert model.render([{"role": "user", "content": "café <b>"}, *MSGS]) == '{"role": "user", "content": "café <b>"}'
 
 
+KEY = b"evidencepack-test-key-of-32-bytes"
+
+
 def test_an_assembly_with_a_named_model_reruns_from_its_settings():
     from evidencepack.options import Options
 
-    a = assemble(RECORDS, "What does rule 3 say?", as_of="2026-06-01", model="gpt-4.1-mini", boundary_key=b"k")
+    a = assemble(RECORDS, "What does rule 3 say?", as_of="2026-06-01", model="gpt-4.1-mini", boundary_key=KEY)
     assert a.report.settings["model"] == "gpt-4.1-mini"
-    again = assemble(RECORDS, "What does rule 3 say?", boundary_key=b"k",
+    again = assemble(RECORDS, "What does rule 3 say?", boundary_key=KEY,
                      **Options.kwargs_from_settings(a.report.settings))
     assert again.to_json() == a.to_json()

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 from .assemble import assemble
@@ -88,7 +88,7 @@ def _as_of(value: str | None) -> object:
     return value
 
 
-def _assembly_kwargs(args: argparse.Namespace) -> dict:
+def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return dict(
         as_of=_as_of(args.as_of), profile=_profile(args.profile), strict=not args.lazy, on_invalid=args.on_invalid,
         budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
@@ -164,9 +164,9 @@ EXAMPLES = {
 }
 
 
-def _sub(sub: argparse._SubParsersAction, name: str, **kwargs: object) -> argparse.ArgumentParser:
+def _sub(sub: argparse._SubParsersAction[Parser], name: str, **kwargs: Any) -> argparse.ArgumentParser:
     return sub.add_parser(name, epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter,
-                          **kwargs)  # type: ignore[arg-type]
+                          **kwargs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,6 +35,11 @@ class BudgetError(EvidencepackError, ValueError):
     """The reserves do not fit in the context window: there is no retrieval budget at all."""
 
 
+class BoundaryKeyError(EvidencepackError, ValueError):
+    """The boundary key is not bytes or str, or is shorter than 16 bytes (a short key makes the boundary
+    predictable to whoever can guess it)."""
+
+
 class TokenizerError(EvidencepackError, ValueError):
     """A tokenizer name or file could not be loaded."""
 

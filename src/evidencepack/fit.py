@@ -105,7 +105,8 @@ class Blocks:
         found = self._prepared.get(cand.rank)
         if found is None:
             found = self._prepared[cand.rank] = prepare(cand, self._opts.fields, prefix=self._opts.handle_prefix,
-                                                        marking=self._opts.marking)
+                                                        marking=self._opts.marking,
+                                                        frame_labels=self._opts.frame_labels)
         return found
 
     def costing_form(self, cand: Candidate) -> str:
@@ -190,10 +191,11 @@ def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> P
     p = blocks.prepared(cand)
     if not mentions(p, boundary):
         return p
-    return prepare(cand, opts.fields, prefix=opts.handle_prefix, marking=opts.marking, boundary=boundary)
+    return prepare(cand, opts.fields, prefix=opts.handle_prefix, marking=opts.marking, boundary=boundary,
+                   frame_labels=opts.frame_labels)
 
 
 def _notice(conflicts: tuple[Conflict, ...]) -> str:
     # The notice sits outside every block, so a topic appears there only if it is a plain slug.
-    labels = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
+    labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
     return notice_text(conflicts, labels)

@@ -23,7 +23,8 @@ from .order import strategies
 from .records import SENSITIVITIES, When, parse_when
 from .render import MARKINGS, PROFILES, resolve_profile
 from .render.formats import Format, get_format
-from .render.prompts import CONFLICT_RULES
+from .render.neutralise import DEFAULT_FRAME_LABELS, template_labels
+from .render.prompts import CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, _boundary_key
 from .tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
 
 ON_INVALID = ("raise", "drop")
@@ -55,6 +56,7 @@ class Options:
     injection_threshold: float | None = None
     strict: bool = False
     on_invalid: str = "raise"
+    neutralise_question: bool = True
     count_cache: CountCache = field(default=DEFAULT_CACHE, repr=False, compare=False)
     #: The target model (`evidencepack.models`): its tokenizer is `tokenizer`, and its chat framing is
     #: counted and reserved. None: the default tokenizer, no framing, and the count may differ.
@@ -102,7 +104,8 @@ class Options:
         _choice("conflict_policy", self.conflict_policy, tuple(CONFLICT_RULES))
         _choice("marking", self.marking, MARKINGS)
         _choice("on_invalid", self.on_invalid, ON_INVALID)
-        for name in ("exclude_expired", "exclude_not_yet_valid", "exclude_superseded", "conflict_notice", "strict"):
+        for name in ("exclude_expired", "exclude_not_yet_valid", "exclude_superseded", "conflict_notice", "strict",
+                     "neutralise_question"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionError(f"{name} must be True or False, got {type(getattr(self, name)).__name__}")
         _number("dedup_threshold", self.dedup_threshold, low=0.0, low_open=True)
@@ -121,6 +124,14 @@ class Options:
     def fields(self) -> tuple[str, ...]:
         """Header fields; the flat baseline carries none."""
         return resolve_profile(self.profile) if self.layout.has_blocks else ()
+
+    @property
+    def frame_labels(self) -> tuple[str, ...]:
+        """Line-start labels of the frame around the blocks (our templates and the caller's system
+        template): record text, metadata and the question must not be able to imitate them."""
+        own = template_labels(USER_TEMPLATE, FLAT_USER_TEMPLATE)
+        custom = template_labels(self.system_template) if self.system_template is not None else ()
+        return tuple(sorted({*DEFAULT_FRAME_LABELS, *own, *custom}))
 
     def count(self, text: str) -> int:
         return self.count_cache.count(self.tokenizer, text)
@@ -142,7 +153,8 @@ class Options:
             "exclude_superseded": self.exclude_superseded, "dedup_threshold": self.dedup_threshold,
             "embedding_cutoff": self.embedding_cutoff, "system_template": self.system_template,
             "handle_prefix": self.handle_prefix, "injection_threshold": self.injection_threshold,
-            "strict": self.strict, "on_invalid": self.on_invalid, "boundary_key_given": self.boundary_key is not None,
+            "strict": self.strict, "on_invalid": self.on_invalid, "neutralise_question": self.neutralise_question,
+            "boundary_key_given": self.boundary_key is not None,
         }
 
     @staticmethod
@@ -171,13 +183,10 @@ def _profile(profile: Any) -> str | tuple[str, ...]:
 
 
 def _key(key: Any) -> bytes | None:
-    if key is None:
-        return None
-    if isinstance(key, str):
-        key = key.encode("utf-8")
-    if not isinstance(key, bytes):
-        raise OptionError(f"boundary_key must be bytes or str, got {type(key).__name__}")
-    return key
+    """The caller's key, checked now (type and length); without one, the environment's or the process's
+    key is checked the same way, so a bad key fails before any record is read."""
+    checked = _boundary_key(key)
+    return None if key is None else checked
 
 
 def _choice(name: str, value: Any, allowed: Sequence[str]) -> None:

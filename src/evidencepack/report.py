@@ -160,11 +160,12 @@ def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callab
     """Account for every input exactly once and build the assembly."""
     absorbed: dict[str, list[str]] = {}
     outcomes: dict[int, Outcome] = {}
-    scores: dict[int, tuple[str, float]] = {s.candidate.rank: (s.candidate.id, s.candidate.injection_score)
+    scores: dict[int, tuple[str, float]] = {s.candidate.rank: (s.candidate.id, float(s.candidate.injection_score))
                                             for s in fitted.seats if s.candidate.injection_score is not None}
     for d in drops:
-        if getattr(d, "injection_score", None) is not None:
-            scores[d.rank] = (d.id, d.injection_score)  # type: ignore[union-attr]
+        score = getattr(d, "injection_score", None)
+        if score is not None:
+            scores[d.rank] = (d.id, float(score))
         if d.duplicate_of:
             absorbed.setdefault(d.duplicate_of, []).append(d.id)
         outcomes[d.rank] = Outcome(d.id, "dropped", d.rank, reason=d.reason, duplicate_of=d.duplicate_of,

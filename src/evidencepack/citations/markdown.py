@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .handles import CLOSERS, OPENERS
 
@@ -170,7 +171,7 @@ class Scanner:
         self._key = ""  # first non-blank characters, until the mode is decided
         self._direct = self._spans.opener is None  # route events now (no span is waiting for a closer)
         self._events: list[Ticks | Group] = []
-        self._pending: Ticks | list | None = None  # a tick run or an open bracket touching the end
+        self._pending: Ticks | list[Any] | None = None  # a tick run or an open bracket touching the end
 
     @property
     def units(self) -> list[tuple[int, int]]:
@@ -289,6 +290,6 @@ class Scanner:
             else:
                 self._route(Group(at + m.start(), m.group()))
             last = m.end()
-        m = _OPEN_AT_END.search(segment, last)
-        if m:
-            self._pending = [at + m.start(), m.group()]
+        end = _OPEN_AT_END.search(segment, last)
+        if end:
+            self._pending = [at + end.start(), end.group()]

@@ -148,8 +148,8 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
             raise _fail(f"{where}.handle", f"must be {prefix} followed by a number")
         if h in sources or record_id in handle_of:
             raise _fail(where, "repeats a handle or id")
-        fate = fates.get(record_id)
-        if fate is None or fate.decision != "included":
+        known = fates.get(record_id)
+        if known is None or known.decision != "included":
             raise _fail(where, "has no included record in report.records")
         sources[h] = Source(h, record_id, _str(entry, "status", where), _str(entry, "authority", where),
                             _str(entry, "doc", where), _str(entry, "section", where), _str(entry, "url", where))
