@@ -1,24 +1,29 @@
 """evidencepack: compile retrieved records into the prompt an LLM reads, with provenance you can verify."""
 
-from .assemble import Assembly, ManifestEntry, Outcome, Report, assemble
+from .assemble import assemble
 from .budget import Budget
-from .citations import Verdict, validate_citations
+from .citations import Verdict, regenerate, validate_citations
 from .errors import (
     AssemblyFormatError,
     BoundaryKeyError,
     BudgetError,
     CitationError,
+    CitationInputError,
     EvidencepackError,
+    OptionError,
     RecordError,
     TokenizerError,
 )
+from .options import Options
 from .records import Record, load_jsonl, parse_records
+from .report import Assembly, ManifestEntry, Outcome, Report
 from .tokenizers import CallableTokenizer, Tokenizer, get_tokenizer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Assembly", "AssemblyFormatError", "BoundaryKeyError", "Budget", "BudgetError", "CallableTokenizer",
-    "CitationError", "EvidencepackError", "ManifestEntry", "Outcome", "Record", "RecordError", "Report", "Tokenizer",
-    "TokenizerError", "Verdict", "assemble", "get_tokenizer", "load_jsonl", "parse_records", "validate_citations",
+    "CitationError", "CitationInputError", "EvidencepackError", "ManifestEntry", "OptionError", "Options", "Outcome",
+    "Record", "RecordError", "Report", "Tokenizer", "TokenizerError", "Verdict", "assemble", "get_tokenizer",
+    "load_jsonl", "parse_records", "regenerate", "validate_citations",
 ]

@@ -1,16 +1,19 @@
 """Admit: clearance and validity at an explicit `as_of` date.
 
-Clearance is a hard wall: a record above the caller's clearance is dropped here and nothing of it but its
-id travels further. Validity becomes a status label; by default stale records stay in, labelled, because a
-model that is told a record is expired can say so, while a silently missing record cannot be discussed.
+Clearance is a hard wall: a record above the caller's clearance is dropped here, before the rest of it is
+even validated, and nothing of it but its id travels further. A sensitivity that cannot be read for certain
+counts as above every clearance. Validity becomes a status label; by default stale records stay in,
+labelled, because a model told that a record is expired can say so, while a silently missing record cannot
+be discussed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from .candidates import Candidate, Dropped, PassResult, Status
-from .records import SENSITIVITIES, Record, When, strictly_before
+from .errors import OptionError
+from .records import SENSITIVITIES, Pending, Record, When, parse_pending, strictly_before
 
 
 def validity_status(record: Record, as_of: When) -> Status:
@@ -22,32 +25,55 @@ def validity_status(record: Record, as_of: When) -> Status:
     return "current"
 
 
-def admit(
-    records: Iterable[Record],
-    *,
-    as_of: When,
-    clearance: str = "internal",
-    exclude_expired: bool = False,
-    exclude_not_yet_valid: bool = False,
-    exclude_superseded: bool = False,
-) -> PassResult:
-    """Drop what the caller may not see or asked to exclude; label the rest with a validity status."""
+def cleared(sensitivity: str | None, clearance: str) -> bool:
+    """May a caller cleared for `clearance` see a record of this sensitivity? Unreadable means no."""
     if clearance not in SENSITIVITIES:
-        raise ValueError(f"unknown clearance {clearance!r} (one of {', '.join(SENSITIVITIES)})")
-    level = SENSITIVITIES.index(clearance)
+        raise OptionError(f"unknown clearance {clearance!r} (one of {', '.join(SENSITIVITIES)})")
+    return sensitivity in SENSITIVITIES and SENSITIVITIES.index(sensitivity) <= SENSITIVITIES.index(clearance)
+
+
+def admit_record(record: Record, rank: int, *, as_of: When, clearance: str = "internal",
+                 exclude_expired: bool = False, exclude_not_yet_valid: bool = False,
+                 exclude_superseded: bool = False, notes: tuple[str, ...] = ()) -> Candidate | Dropped:
+    """One record's admission: a candidate with its validity status, or a drop with the reason."""
+    if not cleared(record.sensitivity, clearance):
+        return Dropped(record.id, "above_clearance", rank)
+    status = validity_status(record, as_of)
+    if status == "expired" and exclude_expired:
+        return Dropped(record.id, "expired_excluded", rank, notes=notes)
+    if status == "not_yet_valid" and exclude_not_yet_valid:
+        return Dropped(record.id, "not_yet_valid_excluded", rank, notes=notes)
+    if record.authority == "superseded" and exclude_superseded:
+        return Dropped(record.id, "superseded_excluded", rank, notes=notes)
+    return Candidate(record, rank, status, notes=notes)
+
+
+def admit_stream(pending: Iterable[Pending], *, as_of: When, clearance: str = "internal",
+                 exclude_expired: bool = False, exclude_not_yet_valid: bool = False,
+                 exclude_superseded: bool = False, on_invalid: str = "raise") -> Iterator[Candidate | Dropped]:
+    """Admit ranked inputs one at a time, as the budget pass pulls them: clearance first (from the cheaply
+    read sensitivity, so a record the caller may not see is never validated and no error can name it),
+    then the record is validated, then its validity is judged."""
+    for p in pending:
+        if not cleared(p.sensitivity, clearance):
+            yield Dropped(p.id, "above_clearance", p.rank)
+            continue
+        parsed = parse_pending(p, on_invalid=on_invalid)
+        if parsed.record is None:
+            yield Dropped(p.id, parsed.reason, p.rank, detail=parsed.detail, notes=parsed.notes)  # type: ignore[arg-type]
+            continue
+        yield admit_record(parsed.record, p.rank, as_of=as_of, clearance=clearance, exclude_expired=exclude_expired,
+                           exclude_not_yet_valid=exclude_not_yet_valid, exclude_superseded=exclude_superseded,
+                           notes=parsed.notes)
+
+
+def admit(records: Iterable[Record], *, as_of: When, clearance: str = "internal", exclude_expired: bool = False,
+          exclude_not_yet_valid: bool = False, exclude_superseded: bool = False) -> PassResult:
+    """Admit already-parsed records (given best-first) all at once."""
     kept: list[Candidate] = []
     dropped: list[Dropped] = []
     for rank, record in enumerate(records, start=1):
-        if SENSITIVITIES.index(record.sensitivity) > level:
-            dropped.append(Dropped(record.id, "above_clearance", rank))
-            continue
-        status = validity_status(record, as_of)
-        if status == "expired" and exclude_expired:
-            dropped.append(Dropped(record.id, "expired_excluded", rank))
-        elif status == "not_yet_valid" and exclude_not_yet_valid:
-            dropped.append(Dropped(record.id, "not_yet_valid_excluded", rank))
-        elif record.authority == "superseded" and exclude_superseded:
-            dropped.append(Dropped(record.id, "superseded_excluded", rank))
-        else:
-            kept.append(Candidate(record, rank, status))
+        out = admit_record(record, rank, as_of=as_of, clearance=clearance, exclude_expired=exclude_expired,
+                           exclude_not_yet_valid=exclude_not_yet_valid, exclude_superseded=exclude_superseded)
+        (kept if isinstance(out, Candidate) else dropped).append(out)  # type: ignore[arg-type]
     return PassResult(tuple(kept), tuple(dropped))

@@ -7,7 +7,7 @@ that does not fit whole does not go in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .candidates import Candidate, Dropped
@@ -75,15 +75,15 @@ def fill(
             dropped.append(item)
             continue
         if max_records is not None and len(selected) >= max_records:
-            dropped.append(Dropped(item.id, "max_records", item.rank))
+            dropped.append(Dropped.of(item, "max_records"))
             return Fill(tuple(selected), tuple(dropped), used, "max_records")
         tokens = cost(item)
         if tokens > available:
-            dropped.append(Dropped(item.id, "larger_than_budget", item.rank, tokens=tokens,
+            dropped.append(Dropped.of(item, "larger_than_budget", tokens=tokens,
                                    detail=f"{tokens} tokens > retrieval budget {available}"))
             continue
         if used + tokens > available:
-            dropped.append(Dropped(item.id, "over_budget", item.rank, tokens=tokens,
+            dropped.append(Dropped.of(item, "over_budget", tokens=tokens,
                                    detail=f"{tokens} tokens, {available - used} left"))
             if not fill_gaps:
                 return Fill(tuple(selected), tuple(dropped), used, "over_budget")
@@ -91,3 +91,19 @@ def fill(
         selected.append((item, tokens))
         used += tokens
     return Fill(tuple(selected), tuple(dropped), used, None)
+
+
+def screen_size(stream: Iterable[Candidate | Dropped], *, max_chars: int | None) -> Iterator[Candidate | Dropped]:
+    """Drop a record that cannot fit before any costly work on it (neutralising, fingerprinting,
+    tokenizing): a text longer than `max_chars` (the budget times the most characters one token can
+    cover) needs more tokens than the whole budget, whatever it says. None: no bound is known."""
+    if max_chars is None:
+        yield from stream
+        return
+    for item in stream:
+        if isinstance(item, Candidate) and len(item.record.text) > max_chars:
+            yield Dropped.of(item, "larger_than_budget",
+                          detail=f"{len(item.record.text)} characters cannot fit a budget of at most "
+                                 f"{max_chars} characters")
+        else:
+            yield item

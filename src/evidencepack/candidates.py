@@ -1,9 +1,9 @@
-"""The values that flow between passes: a candidate record, a drop with its reason, a pass result."""
+"""The values that flow between passes: a candidate record, and a drop with its reason."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .records import Record
 
@@ -11,7 +11,9 @@ Status = Literal["current", "expired", "not_yet_valid"]
 Reason = Literal[
     "above_clearance", "expired_excluded", "not_yet_valid_excluded", "superseded_excluded",
     "injection_suspected", "duplicate", "over_budget", "larger_than_budget", "max_records",
+    "invalid_record", "empty_text",
 ]
+REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -19,8 +21,10 @@ class Candidate:
     """A record on its way through the passes, with what the passes learned about it."""
 
     record: Record
-    rank: int  # 1 = best, after `parse_records` ordering
+    rank: int  # 1 = best, unique per input record
     status: Status = "current"
+    injection_score: float | None = None  # set by the screen pass when it runs
+    notes: tuple[str, ...] = ()  # field values left out under on_invalid="drop"
 
     @property
     def id(self) -> str:
@@ -37,6 +41,13 @@ class Dropped:
     duplicate_of: str | None = None
     tokens: int | None = None
     detail: str | None = None
+    notes: tuple[str, ...] = ()
+    injection_score: float | None = None
+
+    @classmethod
+    def of(cls, cand: Candidate, reason: Reason, **details: Any) -> Dropped:
+        """Drop a candidate, keeping what earlier passes learned about it (notes, injection score)."""
+        return cls(cand.id, reason, cand.rank, notes=cand.notes, injection_score=cand.injection_score, **details)
 
 
 @dataclass(frozen=True)

@@ -8,23 +8,33 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any, NoReturn
 
 from . import __version__
-from .assemble import Assembly, assemble
+from .assemble import assemble
 from .budget import Budget
 from .errors import EvidencepackError
 from .order import STRATEGIES
-from .records import SENSITIVITIES, load_jsonl, parse_jsonl_bytes
+from .records import SENSITIVITIES, Line, read_jsonl_bytes
 from .render import FORMATS, MARKINGS, PROFILES
 from .render.prompts import CONFLICT_RULES
+from .report import report_table
 
 
 class UsageError(EvidencepackError):
     """A command-line mistake."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr (with where to look), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _add_assembly_options(p: argparse.ArgumentParser) -> None:
@@ -49,34 +59,59 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--marking", choices=MARKINGS, default="none", help="spotlighting datamarking of record text")
     p.add_argument("--injection-threshold", type=float,
                    help="drop records whose injection score is above this (0-1); default: score only")
+    p.add_argument("--lazy", action="store_true",
+                   help="validate only the records the budget reaches (the library default); without it every "
+                        "record is validated first and a malformed one anywhere is an error")
+    p.add_argument("--on-invalid", choices=("raise", "drop"), default="raise",
+                   help="drop: report a malformed or repeated record instead of failing (default raise)")
 
 
-def _assembly_kwargs(args: argparse.Namespace) -> dict:
-    profile: str | list[str] = args.profile
-    if args.profile not in PROFILES:
-        profile = [f.strip() for f in args.profile.split(",") if f.strip()]
+def _profile(value: str) -> str | list[str]:
+    """A profile name, or a comma-separated list of fields (`doc,` for a list of one)."""
+    if value in PROFILES:
+        return value
+    if "," not in value:
+        raise UsageError(f"unknown profile {value!r} (one of {', '.join(PROFILES)}, or fields separated by "
+                         "commas; end a single field with a comma: 'doc,')")
+    return [f.strip() for f in value.split(",") if f.strip()]
+
+
+def _as_of(value: str | None) -> object:
+    if value is None:
+        return datetime.now().astimezone().date()  # the one clock read: the CLI's default for --as-of
+    if not value.strip():
+        raise UsageError("--as-of is empty (give a date such as 2026-06-01, or leave it out for today)")
+    return value
+
+
+def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return dict(
-        as_of=args.as_of or datetime.now().astimezone().date(),
+        as_of=_as_of(args.as_of), profile=_profile(args.profile), strict=not args.lazy, on_invalid=args.on_invalid,
         budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
                       safety_margin=args.safety_margin, max_records=args.max_records, fill_gaps=args.fill_gaps),
-        tokenizer=args.tokenizer, order=args.order, format=args.format, profile=profile,
+        tokenizer=args.tokenizer, order=args.order, format=args.format,
         clearance=args.clearance, exclude_expired=args.exclude_expired,
         exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
         conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
     )
 
 
-def _read_records(path: str):
+def _read_records(path: str) -> list[Line]:
+    """JSON objects with their line numbers; the records are validated by `assemble`."""
     if path == "-":
-        return parse_jsonl_bytes(sys.stdin.buffer.read())
-    if not Path(path).exists():
+        return read_jsonl_bytes(sys.stdin.buffer.read())
+    if not Path(path).is_file():
         raise UsageError(f"records file not found: {path}")
-    return load_jsonl(path)
+    return read_jsonl_bytes(Path(path).read_bytes())
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
     records = _read_records(args.records)
     result = assemble(records, args.question, **_assembly_kwargs(args))
+    if args.html:
+        from .inspector import write_inspector
+
+        write_inspector(args.html, result)
     if args.json:
         print(result.to_json(indent=2 if args.pretty else None))
     else:
@@ -85,30 +120,6 @@ def cmd_assemble(args: argparse.Namespace) -> int:
             print(file=sys.stderr)
             print(report_table(result), file=sys.stderr)
     return 0
-
-
-def report_table(result: Assembly) -> str:
-    """The report as a fixed-width table a person can read."""
-    status = {m.id: (m.status, m.authority) for m in result.manifest}
-    rows = [("rank", "id", "decision", "handle/reason", "pos", "tokens", "status", "authority")]
-    for o in result.report.records:
-        st, auth = status.get(o.id, ("", ""))
-        what = o.handle if o.decision == "included" else (
-            f"{o.reason} of {o.duplicate_of}" if o.duplicate_of else o.reason)
-        rows.append((str(o.rank), o.id, o.decision, what or "", str(o.position or ""),
-                     str(o.tokens or ""), st, auth))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    b = result.report.budget
-    lines.append("")
-    lines.append(f"budget: window {b['context_window']} = system {b['system_prompt']} + question {b['question']}"
-                 f" + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
-                 f"{b['retrieval_budget']}; used {b['used']}, left {b['left']}")
-    t = result.report.tokens
-    lines.append(f"source tokens: {t['blocks']} in blocks = {t['text']} text + {t['headers_and_delimiters']} "
-                 f"headers and delimiters; notice {t['notice']}; per field: "
-                 + ", ".join(f"{k} {v}" for k, v in t["fields"].items()))
-    return "\n".join(lines)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -122,28 +133,59 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="evidencepack", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+DESCRIPTION = ("Compile retrieved records into the prompt an LLM reads (budgeted, deduplicated, ordered,\n"
+               "with provenance), and check the citations in its answer.")
+EXAMPLES = {
+    "evidencepack": """examples:
+  evidencepack demo
+  evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01 --json > assembly.json
+  evidencepack validate assembly.json answer.txt --resolve footnotes""",
+    "assemble": """examples:
+  evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01
+  evidencepack assemble records.jsonl -q "…" --json --pretty > assembly.json
+  my-retriever "…" | evidencepack assemble - -q "…" --window 4096 --report""",
+    "demo": """examples:
+  evidencepack demo
+  evidencepack demo --records > demo.jsonl""",
+    "validate": """examples:
+  evidencepack validate assembly.json answer.txt --resolve footnotes
+  my-llm < prompt.txt | evidencepack validate assembly.json - --json
+  evidencepack assemble r.jsonl -q "…" --json | evidencepack validate - answer.txt""",
+    "inspect": """examples:
+  evidencepack inspect assembly.json -o page.html
+  evidencepack inspect assembly.json answer.txt -o page.html""",
+}
 
-    p = sub.add_parser("assemble", help="compile ranked records (JSONL) into a prompt")
+
+def _sub(sub: argparse._SubParsersAction[Parser], name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    return sub.add_parser(name, epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter,
+                          **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="evidencepack", description=DESCRIPTION, epilog=EXAMPLES["evidencepack"],
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    p = _sub(sub, "assemble", help="compile ranked records (JSONL) into a prompt")
     p.add_argument("records", help="JSONL file of records, one per line ('-' for stdin)")
     p.add_argument("--question", "-q", required=True, help="the user's question")
     _add_assembly_options(p)
     p.add_argument("--json", action="store_true", help="print {prompt, messages, manifest, report} as JSON")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
     p.add_argument("--report", action="store_true", help="also print the report table to stderr")
+    p.add_argument("--html", metavar="PAGE", help="also write the inspector page (HTML) of this assembly")
     p.set_defaults(func=cmd_assemble)
 
-    p = sub.add_parser("demo", help="run the assembler on the bundled HR policy corpus")
+    p = _sub(sub, "demo", help="run the assembler on the bundled HR policy corpus")
     p.add_argument("--as-of", default="2026-06-01", help="date at which validity is judged (default 2026-06-01)")
     p.add_argument("--records", action="store_true", help="print the demo's retrieved records as JSONL instead")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("validate", help="check an answer's citations against an assembly "
-                                          "(exit 0 valid, 1 not, 2 bad input)")
-    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
+    p = _sub(sub, "validate", help="check an answer's citations against an assembly "
+                                    "(exit 0 valid, 1 not, 2 bad input)")
+    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed ('-' for stdin)")
     p.add_argument("answer", help="the model's answer as a text file ('-' for stdin)")
     p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn",
                    help="how to treat a stating sentence without a citation (default warn)")
@@ -153,6 +195,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
 
+    p = _sub(sub, "inspect", help="write an HTML page showing what the model saw (and, given an answer, "
+                                   "each sentence's citation findings)")
+    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
+    p.add_argument("answer", nargs="?", help="optional: the model's answer as a text file ('-' for stdin)")
+    p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
+    p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn")
+    p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error")
+    p.set_defaults(func=cmd_inspect)
+
     from .eval.cli import add_parser as add_eval_parser
 
     add_eval_parser(sub)
@@ -160,14 +211,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .citations import resolve, validate_citations
+    from .citations import read_assembly, resolve, validate_citations
 
+    if args.assembly == "-" and args.answer == "-":
+        raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
+    name = "stdin" if args.assembly == "-" else args.assembly
     try:
-        assembly = json.loads(Path(args.assembly).read_text("utf-8"))
+        data = json.loads(sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8"))
     except json.JSONDecodeError as err:
-        raise UsageError(f"{args.assembly} is not JSON: {err.msg} (line {err.lineno})") from None
-    if not isinstance(assembly, dict):
-        raise UsageError(f"{args.assembly} is not an evidencepack assembly")
+        raise UsageError(f"{name} is not JSON: {err.msg} (line {err.lineno})") from None
+    except ValueError as err:  # e.g. an integer past the digit limit
+        raise UsageError(f"{name} is not an evidencepack assembly: {err}") from None
+    assembly = read_assembly(data)  # AssemblyFormatError (exit 2) on anything malformed
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only)
     if args.json:
@@ -186,16 +241,35 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if verdict.valid else 1
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .inspector import inspector_html, load_assembly
+
+    answer = None
+    if args.answer is not None:
+        answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
+    page = inspector_html(load_assembly(args.assembly), answer, uncited=args.uncited, stale_only=args.stale_only)
+    if args.output == "-":
+        sys.stdout.write(page)
+    else:
+        Path(args.output).write_text(page, encoding="utf-8")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): that is not an error. Point stdout at /dev/null so the
+        # interpreter's last flush does not report the closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (EvidencepackError, ValueError, OSError) as err:
         print(f"evidencepack: error: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

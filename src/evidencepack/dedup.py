@@ -88,7 +88,7 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def dedup(
-    candidates: Iterable[Candidate],
+    candidates: Iterable[Candidate | Dropped],
     *,
     threshold: float = DEFAULT_THRESHOLD,
     embedding_cutoff: float | None = EMBEDDING_CUTOFF,
@@ -105,10 +105,13 @@ def dedup(
     exact_seen: dict[bytes, str] = {}
     near = _NearDuplicates(threshold, embedding_cutoff, exact_scan_limit)
     for cand in candidates:
+        if isinstance(cand, Dropped):  # a drop from an earlier pass travels on in rank order
+            yield cand
+            continue
         fp = _fingerprint(cand.record.text)
         original = exact_seen.get(fp[0]) or near.original_of(cand, fp)
         if original is not None:
-            yield Dropped(cand.id, "duplicate", cand.rank, duplicate_of=original)
+            yield Dropped.of(cand, "duplicate", duplicate_of=original)
             continue
         exact_seen[fp[0]] = cand.id
         near.keep(cand, fp)

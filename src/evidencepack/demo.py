@@ -1,27 +1,22 @@
 """`evidencepack demo`: the PTO question from the bundled HR corpus, flattened and then structured."""
 
+# corpus and traps are re-exported for callers of the earlier layout.
+
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 from .assemble import assemble
-from .records import Record, parse_jsonl_bytes
+from .data import corpus, traps
+from .records import Record
+from .report import report_table
+
+__all__ = ["DEMO_KEY", "corpus", "demo_records", "run_demo", "traps"]
 
 DEMO_TRAP = "pto-carryover"
 # A fixed, public key keeps the demo's output byte-identical across runs. Real deployments set their own
 # secret in $EVIDENCEPACK_BOUNDARY_KEY (or get a random per-process key).
 DEMO_KEY = b"evidencepack-demo-not-a-secret"
-
-
-def corpus() -> tuple[Record, ...]:
-    """The bundled HR policy corpus of a fictional 2,000-person company."""
-    return parse_jsonl_bytes(resources.files("evidencepack.data").joinpath("hr_corpus.jsonl").read_bytes())
-
-
-def traps() -> list[dict]:
-    raw = resources.files("evidencepack.data").joinpath("hr_traps.jsonl").read_text("utf-8")
-    return [json.loads(line) for line in raw.splitlines() if line.strip()]
 
 
 def demo_records() -> tuple[list[Record], str]:
@@ -37,8 +32,6 @@ def demo_records() -> tuple[list[Record], str]:
 
 
 def run_demo(as_of: str = "2026-06-01") -> str:
-    from .cli import report_table
-
     records, question = demo_records()
     flat = assemble(records, question, as_of=as_of, format="flat", boundary_key=DEMO_KEY)
     structured = assemble(records, question, as_of=as_of, boundary_key=DEMO_KEY)

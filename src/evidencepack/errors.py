@@ -8,7 +8,8 @@ class EvidencepackError(Exception):
 
 
 class RecordError(EvidencepackError, ValueError):
-    """A record is malformed. The message names the line (JSONL) or the record id, and the field."""
+    """A record is malformed. The message names the line (JSONL) or the record id, and the field, never the
+    value; the id is left out when the record may be above the caller's clearance."""
 
     def __init__(self, message: str, *, record_id: str | None = None, field: str | None = None,
                  line: int | None = None) -> None:
@@ -24,6 +25,10 @@ class RecordError(EvidencepackError, ValueError):
         self.record_id = record_id
         self.field = field
         self.line = line
+
+
+class OptionError(EvidencepackError, ValueError):
+    """An assembly option is unknown, of the wrong type or out of range; raised before any record is read."""
 
 
 class BudgetError(EvidencepackError, ValueError):
@@ -49,3 +54,12 @@ class CitationError(EvidencepackError):
     def __init__(self, verdict: object) -> None:
         super().__init__(f"answer failed citation validation: {verdict}")
         self.verdict = verdict
+
+
+class DatasetError(EvidencepackError, ValueError):
+    """An evaluation data set (trap questions, sweep data) is malformed or missing."""
+
+
+class CitationInputError(EvidencepackError, ValueError):
+    """A citation function got an argument it cannot use: an answer that is not text, an unknown severity,
+    style or attempt count, a `generate` that returns something other than text."""

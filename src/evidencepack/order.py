@@ -1,13 +1,30 @@
-"""Order: where each selected record sits. Position is a correctness lever ("lost in the middle")."""
+"""Order: where each selected record sits. Position is a correctness lever ("lost in the middle").
+
+Strategies live in one registry: `register_order("name")` adds one, and the options check, the CLI choices
+and the docs all read `STRATEGIES` from here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeVar
+from typing import Any, TypeVar
+
+from .errors import OptionError
 
 T = TypeVar("T")
-Strategy = Literal["edges", "alternate", "ranked", "stable"]
-STRATEGIES: tuple[str, ...] = ("edges", "alternate", "ranked", "stable")
+#: A strategy seats items given best-first; `key` gives an item's stable identity (its record id).
+Layout = Callable[[Sequence[Any], Callable[[Any], str]], list[Any]]
+_REGISTRY: dict[str, Layout] = {}
+
+
+def register_order(name: str) -> Callable[[Layout], Layout]:
+    """Register a seating strategy under `name` (a decorator)."""
+
+    def add(fn: Layout) -> Layout:
+        _REGISTRY[name] = fn
+        return fn
+
+    return add
 
 
 def edges_layout(n: int) -> list[int]:
@@ -26,18 +43,43 @@ def alternate_layout(n: int) -> list[int]:
     return [r for r in ranks if r % 2 == 1] + [r for r in ranks if r % 2 == 0][::-1]
 
 
-def order(items: Sequence[T], strategy: Strategy = "edges", *, stable_key: Callable[[T], str] | None = None
+@register_order("edges")
+def _edges(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+    return [items[r - 1] for r in edges_layout(len(items))]
+
+
+@register_order("alternate")
+def _alternate(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+    return [items[r - 1] for r in alternate_layout(len(items))]
+
+
+@register_order("ranked")
+def _ranked(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+    return list(items)
+
+
+@register_order("stable")
+def _stable(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+    """Sorted by record id, so an unchanged set keeps the same prompt prefix (provider prompt caching)."""
+    return sorted(items, key=key)
+
+
+STRATEGIES: tuple[str, ...] = tuple(_REGISTRY)
+
+
+def strategies() -> tuple[str, ...]:
+    """Every registered strategy, including ones registered after import."""
+    return tuple(_REGISTRY)
+
+
+def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[T], str] | None = None
           ) -> list[T]:
-    """Seat `items` (given best-first) by `strategy`. `stable` sorts by `stable_key` so an unchanged set
-    keeps the same prompt prefix across queries (good for provider prompt caching)."""
-    if strategy == "ranked":
-        return list(items)
-    if strategy == "edges":
-        return [items[r - 1] for r in edges_layout(len(items))]
-    if strategy == "alternate":
-        return [items[r - 1] for r in alternate_layout(len(items))]
-    if strategy == "stable":
-        if stable_key is None:
-            raise ValueError("the stable order needs a stable_key")
-        return sorted(items, key=stable_key)
-    raise ValueError(f"unknown order {strategy!r} (one of {', '.join(STRATEGIES)})")
+    """Seat `items` (given best-first) by `strategy`."""
+    layout = _REGISTRY.get(strategy)
+    if layout is None:
+        raise OptionError(f"unknown order {strategy!r} (one of {', '.join(_REGISTRY)})")
+    if stable_key is None:
+        if strategy == "stable":
+            raise OptionError("the stable order needs a stable_key")
+        stable_key = str
+    return layout(items, stable_key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import unicodedata
 from collections.abc import Callable, Sequence
 from functools import cache
 from importlib import resources
@@ -69,6 +70,14 @@ class TiktokenTokenizer:
     def __init__(self, encoding_name: str) -> None:
         self.name = encoding_name
         self._encoding = _load_encoding(encoding_name)
+        ranks = self._encoding._mergeable_ranks
+        #: No token covers more characters than this (a character is at least one byte): a text longer
+        #: than budget × this cannot fit, which lets the budget pass reject it before tokenizing it.
+        self.max_token_chars = max(len(token) for token in ranks)
+        #: Every string of 1 to 3 ASCII digits is one token, and the pre-tokenizer cuts digit runs into
+        #: groups of 3: replacing digits by other digits never changes a count (see `count_joined`).
+        self.digit_invariant = all(len(self.encode(str(i))) == 1 and len(self.encode(f"{i:03d}")) == 1
+                                   for i in range(1000))
 
     def encode(self, text: str) -> list[int]:
         return self._encoding.encode_ordinary(text)
@@ -91,6 +100,31 @@ def _load_encoding(name: str):  # -> tiktoken.Encoding
                                                                      blob.splitlines() if line)}
     return tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=ranks,
                              special_tokens=spec["special_tokens"])
+
+
+def joins_cleanly(left: str, right: str) -> bool:
+    """True when the GPT-style pre-tokenizer of the bundled encodings must cut between `left` and `right`:
+    `left` ends in newlines after a character that is neither space, letter nor digit (the punctuation-run
+    pattern takes those newlines and stops), and `right` starts with a character that cannot extend that
+    run (not space, not `/`). BPE never merges across a pre-token cut, so the count of `left + right` is
+    then the sum of their counts (checked by a property test on both encodings)."""
+    body = left.rstrip("\n")
+    if len(body) == len(left) or not body or not right:
+        return False
+    last, first = body[-1], right[0]
+    return (not last.isspace() and unicodedata.category(last)[0] not in "LNZ"
+            and not first.isspace() and first != "/")
+
+
+def count_joined(tokenizer: Tokenizer, cache: CountCache, pieces: Sequence[str], *,
+                 exact_parts: bool = True) -> int:
+    """Exact tokens of `"".join(pieces)`. For the bundled encodings, when every join is clean, the sum of
+    the pieces' cached counts (a new question over a known corpus then tokenizes only the question);
+    otherwise the whole string is counted once."""
+    if (exact_parts and isinstance(tokenizer, TiktokenTokenizer)
+            and all(joins_cleanly(a, b) for a, b in zip(pieces, pieces[1:]))):
+        return sum(cache.count(tokenizer, piece) for piece in pieces)
+    return tokenizer.count("".join(pieces))
 
 
 class HuggingFaceTokenizer:

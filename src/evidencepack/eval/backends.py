@@ -19,12 +19,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from ..errors import EvidencepackError
+
 Messages = list[dict[str, str]]
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-class BackendError(RuntimeError):
+class BackendError(EvidencepackError, RuntimeError):
     """A call that failed for good (after retries), or a backend that cannot be set up."""
 
 

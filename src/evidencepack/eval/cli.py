@@ -1,7 +1,8 @@
 """`evidencepack eval traps …` and `evidencepack eval positions …`.
 
 `add_parser(subparsers)` registers the `eval` command on the main CLI; `python -m evidencepack.eval.cli`
-runs it standalone. Output goes to `--out DIR`: results.jsonl, report.md, PNG plots and the answer cache.
+runs it standalone. Output goes to `--out DIR`: results.jsonl, report.md, report.html (the same, as one page),
+PNG plots and the answer cache.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .datasets import DatasetError, kv_questions, load_traps, nq_questions, swee
 from .experiments import SWEEP_CONDITIONS, TRAP_CONDITIONS, SweepRun, TrapRun, default_validator
 from .judge import LLMJudge
 from .report import plot_positions, plot_traps, sweep_report, trap_report
+from .report_html import plots_from, sweep_report_html, trap_report_html
 
 
 def progress_bar(label: str, stream: Any = None, width: int = 30) -> Callable[[int, int], None]:
@@ -61,10 +63,16 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register `eval traps` and `eval positions` on an argparse subparsers object."""
-    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM")
+    raw = argparse.RawDescriptionHelpFormatter
+    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM",
+                               formatter_class=raw, epilog="examples:\n  evidencepack eval traps --base-url "
+                               "http://127.0.0.1:8765/v1 --model qwen --out eval-runs/traps\n  evidencepack eval "
+                               "positions --task kv --k 9 19 --out eval-runs/positions")
     ev.set_defaults(func=run)  # the main CLI calls args.func(args)
     sub = ev.add_subparsers(dest="eval_command", required=True)
-    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude")
+    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval traps --base-url "
+                       "http://127.0.0.1:8765/v1 --model qwen --limit 5 --out eval-runs/traps")
     _common(t, 300)
     t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
     t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
@@ -73,7 +81,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--limit", type=int, help="only the first N questions")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)
-    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book")
+    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval positions --task kv --k 9 19 "
+                       "--questions 10 --out eval-runs/positions")
     _common(s, 100)
     s.add_argument("--task", choices=("kv", "nq"), default="kv", help="key-value UUIDs or NaturalQuestions")
     s.add_argument("--data", help="the task's .jsonl.gz (default ../shared/data/lost-in-the-middle/…)")
@@ -108,7 +118,7 @@ def _notes(args: argparse.Namespace) -> str:
 
 
 def cmd_traps(args: argparse.Namespace) -> int:
-    from ..demo import corpus as bundled
+    from ..data import corpus as bundled
     from ..records import load_jsonl
 
     corpus = load_jsonl(args.corpus) if args.corpus else bundled()
@@ -125,11 +135,14 @@ def cmd_traps(args: argparse.Namespace) -> int:
     rows = run.run()
     meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions),
                  trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
-    notes = _notes(args)
+    notes = page_notes = _notes(args)
+    skipped = None
     if not args.no_plots:
         skipped = plot_traps(rows, out / "traps.png", f"{Path(backend.model).name} · {len(traps)} trap questions")
         notes += f"\n\n{skipped}" if skipped else "\n\n![rates by condition](traps.png)"
     _write(out, rows, trap_report(rows, meta, notes))
+    (out / "report.html").write_text(trap_report_html(
+        rows, meta, page_notes, [] if args.no_plots else plots_from([out / "traps.png"]), skipped), encoding="utf-8")
     return _finish(out, rows, cache)
 
 
@@ -155,18 +168,23 @@ def cmd_positions(args: argparse.Namespace) -> int:
     rows = run.run()
     meta = _meta(args, backend, sampling, task=args.task, k=" ".join(map(str, args.k)), questions=args.questions,
                  conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
-    notes = _notes(args)
+    notes = page_notes = _notes(args)
+    skipped = None
     if not args.no_plots:
         title = f"{Path(backend.model).name} · {args.task}, k={' '.join(map(str, args.k))}"
         skipped = plot_positions(rows, out / "positions.png", title)
         notes += f"\n\n{skipped}" if skipped else "\n\n![accuracy by gold position](positions.png)"
     _write(out, rows, sweep_report(rows, meta, notes))
+    (out / "report.html").write_text(sweep_report_html(
+        rows, meta, page_notes, [] if args.no_plots else plots_from([out / "positions.png"]), skipped),
+        encoding="utf-8")
     return _finish(out, rows, cache)
 
 
 def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache) -> int:
     """Say where the results are; exit 1 when calls failed, so a script notices a dead endpoint."""
-    print(f"wrote {out}/results.jsonl and {out}/report.md ({cache.misses} calls, {cache.hits} cached)")
+    print(f"wrote {out}/results.jsonl, {out}/report.md and {out}/report.html ({cache.misses} calls, "
+          f"{cache.hits} cached)")
     failed = [r for r in rows if r.get("status") == "error"]
     if failed:
         print(f"evidencepack eval: {len(failed)} of {len(rows)} calls failed; first: {failed[0]['error']}",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import DatasetError
 from ..records import Record
 
 TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")
@@ -24,10 +25,6 @@ TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced")
 # ../shared/ beside a source checkout (the project's workspace); override with $EVIDENCEPACK_LITM_DIR.
 DEFAULT_LITM_DIR = Path(os.environ.get("EVIDENCEPACK_LITM_DIR")
                         or Path(__file__).resolve().parents[4] / "shared" / "data" / "lost-in-the-middle")
-
-
-class DatasetError(ValueError):
-    """A trap set or sweep file that cannot be used; the message names the line and the key."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +106,7 @@ def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Itera
 def load_traps(path: str | Path | None = None, *, corpus: Sequence[Record] | None = None) -> list[TrapQuestion]:
     """Load a trap-set JSONL file (default: the bundled HR set), checking every line against the corpus."""
     if path is None:
-        from ..demo import traps
+        from ..data import traps
 
         rows: list[tuple[int, Any]] = list(enumerate(traps(), 1))
         name = "hr_traps.jsonl"

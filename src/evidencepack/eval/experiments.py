@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..assemble import Assembly, assemble
+from ..citations.policies import repair_prompt
 from ..records import Record
 from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
@@ -50,13 +51,8 @@ def default_validator() -> Validator | None:
 
 
 def repair_message(findings: Sequence[Mapping[str, str]]) -> str:
-    """The guard's one regeneration request: exactly what was wrong, then what to do."""
-    lines = ["Your answer has problems:"]
-    lines += [f"- {f['message']}" for f in findings if f["kind"] in GUARD_KINDS]
-    lines.append("Answer the question again. Base the answer on sources that are current and authoritative, "
-                 "cite only handles that appear in the sources, and if a source is expired, superseded or "
-                 "informal, say so instead of giving its rule as the answer.")
-    return "\n".join(lines)
+    """The guard's one regeneration request: the library's repair prompt for the guarded findings."""
+    return repair_prompt(f["message"] for f in findings if f["kind"] in GUARD_KINDS)
 
 
 def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> dict[str, Any] | None:

@@ -171,7 +171,7 @@ _TEMPLATE_LABEL = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?([^\W\d_][^\W_]*(?:[ \t-]
 def template_labels(*templates: str | Template) -> tuple[str, ...]:
     """The line-start labels (`Sources:`, `Question:`) of the given templates, folded, sorted, unique: what a
     record must not be able to imitate. Pass the result as `frame_labels`."""
-    found = set()
+    found: set[str] = set()
     for template in templates:
         text = template.template if isinstance(template, Template) else template
         found.update(m.group(1) for m in _TEMPLATE_LABEL.finditer(text))
@@ -184,19 +184,27 @@ def _normalise_labels(labels: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _pattern(prefix: str, labels: Iterable[str], first_line: bool) -> re.Pattern[str]:
-    return _structure_pattern(prefix, labels if isinstance(labels, tuple) else tuple(labels), first_line)
+    from .formats import delimiter_pattern, delimiter_starts  # the registry: every format's delimiters
+
+    return _structure_pattern(prefix, labels if isinstance(labels, tuple) else tuple(labels), first_line,
+                              delimiter_pattern(), delimiter_starts())
 
 
 @lru_cache(maxsize=64)
-def _structure_pattern(prefix: str, labels: tuple[str, ...], first_line: bool) -> re.Pattern[str]:
+def _structure_pattern(prefix: str, labels: tuple[str, ...], first_line: bool, delimiters: str = _DELIMITERS,
+                       starts: str = "<>-") -> re.Pattern[str]:
     """One alternation over everything that could pass for structure, so the text is folded once. Keyed on
-    the handle prefix and the frame labels only, so it is compiled once per configuration, never per
-    request; the boundary, which changes per request, is found by plain substring search instead."""
-    return _compile(prefix, _normalise_labels(labels), first_line)
+    the handle prefix, the frame labels and the registered formats' delimiters only, so it is compiled once
+    per configuration, never per request; the boundary, which changes per request, is found by plain
+    substring search instead."""
+    pattern = _compile(prefix, _normalise_labels(labels), first_line, delimiters)
+    _TRIGGERS[pattern] = re.compile("[" + re.escape(starts) + f"\n{_HANDLE_OPEN[1:-1]}]")
+    return pattern
 
 
 @lru_cache(maxsize=64)
-def _compile(prefix: str, words: tuple[str, ...], first_line: bool) -> re.Pattern[str]:
+def _compile(prefix: str, words: tuple[str, ...], first_line: bool, delimiters: str = _DELIMITERS
+             ) -> re.Pattern[str]:
     start = "^" if first_line else r"(?<=\n)"  # a question's first line follows `Question: `, not a line start
     p = re.escape(prefix.casefold())
     handle = (rf"{_HANDLE_OPEN}\s*(?:[\^/#@]\s*)?{p}\s*\d+(?:\s*[,;\-\u2013]\s*(?:{p}\s*)?\d+)*"
@@ -205,7 +213,7 @@ def _compile(prefix: str, words: tuple[str, ...], first_line: bool) -> re.Patter
     if words:
         alternatives = "|".join(r"[ \t]+".join(map(re.escape, w.split())) for w in words)
         parts.append(f"(?P<frame_label>{start}{_LABEL_LEAD}(?:{alternatives})[ \\t]*:)")
-    parts += [f"(?P<delimiter>{_DELIMITERS})", f"(?P<handle>{handle})"]
+    parts += [f"(?P<delimiter>{delimiters})", f"(?P<handle>{handle})"]
     return re.compile("|".join(parts), re.MULTILINE)
 
 
@@ -213,6 +221,7 @@ def _compile(prefix: str, words: tuple[str, ...], first_line: bool) -> re.Patter
 # (`<` `>` `-` and the opening brackets), or just after a newline (line-start labels). Scanning for these
 # with a plain character class runs at C speed; the full alternation is then tried only there.
 _TRIGGER = re.compile(f"[<>\\-\n{_HANDLE_OPEN[1:-1]}]")
+_TRIGGERS: dict[re.Pattern[str], re.Pattern[str]] = {}  # per pattern: also where registered delimiters start
 
 
 def _search(pattern: re.Pattern[str], folded: str, pos: int) -> re.Match[str] | None:
@@ -220,7 +229,7 @@ def _search(pattern: re.Pattern[str], folded: str, pos: int) -> re.Match[str] | 
     m = pattern.match(folded, pos)
     if m is not None:
         return m
-    for t in _TRIGGER.finditer(folded, pos):
+    for t in _TRIGGERS.get(pattern, _TRIGGER).finditer(folded, pos):
         m = pattern.match(folded, t.end() if folded[t.start()] == "\n" else t.start())
         if m is not None:
             return m

@@ -47,8 +47,14 @@ FLAT_USER_TEMPLATE = Template("Context:\n$sources\n\nQuestion: $question")
 NO_SOURCES = "(no sources were retrieved)"
 
 
+#: The boundary's stand-in while costing blocks: same width as every real code, so the selection never
+#: depends on the key (digits for digits keeps a token count unchanged, see `tokenizers.count_joined`), and
+#: block costs can be cached across requests whose boundaries differ.
+BOUNDARY_PLACEHOLDER = "ep" + "0" * 16
+
+
 def boundary_code(material: Iterable[bytes], key: bytes | str | None = None) -> str:
-    """A 12-hex-digit code from HMAC-SHA256(key, material). Same key and input give the same code (prompt
+    """`ep` and 16 decimal digits from HMAC-SHA256(key, material). Same key and input give the same code (prompt
     caches and byte-identical output keep working); a record author, who lacks the key, cannot predict
     it, and a record that embeds a code it once saw changes the material and so the code. The key comes
     from the argument, else $EVIDENCEPACK_BOUNDARY_KEY (an empty value counts as unset), else a random
@@ -57,7 +63,7 @@ def boundary_code(material: Iterable[bytes], key: bytes | str | None = None) -> 
     for part in material:
         mac.update(len(part).to_bytes(8, "big"))  # length-prefixed: no two inputs share a byte stream
         mac.update(part)
-    return "ep" + mac.hexdigest()[:12]
+    return "ep" + str(int.from_bytes(mac.digest()[:8], "big") % 10**16).zfill(16)
 
 
 def _boundary_key(key: bytes | str | None) -> bytes:
