@@ -1,5 +1,5 @@
 """Time neutralisation of ~2,000-character records (German, Chinese, emoji-heavy, plain English), and the
-growth of neutralise and the injection scan on adversarial input (10x the input should cost about 10x).
+growth of neutralise and of the injection scan on adversarial input (10x the input should cost about 10x).
 
     python benchmarks/bench_neutralise.py [--repeat N] [--compare OLD_NEUTRALISE.py] [--skip-adversarial]
 
@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from evidencepack import Record
 from evidencepack.scan import injection_score
 
 current = importlib.import_module("evidencepack.render.neutralise")  # the package re-exports a function of that name
@@ -170,14 +171,21 @@ def bench_adversarial() -> None:
         base, ratio = growth(lambda n, make=make: current.neutralise(make(n), boundary="ep0123456789ab"), 100_000)
         print(f"{name:<22} {base * 1e3:>14.1f} {ratio:>10.1f}")
 
-    def scan(repeat: int) -> float:
-        text = ("ignore <|im_start|> [S1] QUJD " * repeat) + "\n" * (5 * repeat)
-        from evidencepack import Record
+    # The scan reads at most 200,000 characters per field, so its growth is measured from 10k to 100k.
+    print(f"\n{'injection scan input':<22} {'10k chars ms':>14} {'100k / 10k':>10}")
+    for name, make in SCAN_INPUTS.items():
+        base, ratio = growth(lambda n, make=make: injection_score(Record(id="x", text=make(n))), 10_000)
+        print(f"{name:<22} {base * 1e3:>14.1f} {ratio:>10.1f}")
 
-        return injection_score(Record(id="x", text=text))
 
-    base, ratio = growth(lambda n: scan(n // 25), 100_000)
-    print(f"{'injection scan':<22} {base * 1e3:>14.1f} {ratio:>10.1f}")
+SCAN_INPUTS: dict[str, Callable[[int], str]] = {
+    "mixed payload": lambda n: ("ignore <|im_start|> [S1] QUJD " * (n // 30)) + "\n" * (n // 6),
+    "'<img ' run": lambda n: "<img " * (n // 5),
+    "'![' run": lambda n: "![" * (n // 2),
+    "'http://' run": lambda n: "http://" * (n // 7),
+    "'<|' + spaces": lambda n: "<|" + " " * n,
+    "'![a](http://' + '?'": lambda n: "![a](http://" + "?" * n,
+}
 
 
 def main() -> None:

@@ -396,7 +396,7 @@ def ref_neutralise(text: str, boundary: str, prefix: str, labels: tuple[str, ...
     """The boundary compiled into the alternation (after role markers and frame labels), as it used to be;
     then, only if the code survived inside another match, its remains defused (the one intended change)."""
     tally: Counter[str] = Counter()
-    source = N._structure_pattern(prefix, labels, first_line).pattern
+    source = N._pattern(prefix, labels, first_line).pattern  # as neutralise builds it
     if boundary:
         head, tail = source.split("|(?P<delimiter>", 1)
         source = f"{head}|(?P<boundary>{re.escape(boundary.casefold())})|(?P<delimiter>{tail}"
