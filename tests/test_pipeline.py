@@ -316,3 +316,15 @@ def test_a_registered_format_cannot_skip_neutralisation() -> None:
         formats._REGISTRY.pop("brackets")
     with pytest.raises(OptionError, match="delimiter_starts"):
         Format("bad", render, get_format("text").segment, None, r"(?:x)")
+
+
+def test_when_not_even_the_no_sources_line_fits_it_is_a_budget_error_not_an_overflow() -> None:
+    from evidencepack import BudgetError
+
+    probe = assemble([], "q", as_of=AS_OF, boundary_key=KEY, budget=Budget(context_window=4096))
+    reserved = 4096 - probe.report.budget["retrieval_budget"]
+    tight = Budget(context_window=reserved + 1, output_reserve=1024)  # one token left for sources
+    with pytest.raises(BudgetError, match="no sources"):
+        assemble([{"id": "a", "text": "x " * 50}], "q", as_of=AS_OF, boundary_key=KEY, budget=tight)
+    roomy = assemble([], "q", as_of=AS_OF, boundary_key=KEY, budget=Budget(context_window=reserved + 10))
+    assert roomy.report.budget["prompt_tokens"] + 1024 + 128 <= reserved + 10

@@ -20,6 +20,7 @@ from string import Template
 
 from .candidates import Candidate, Dropped
 from .conflicts import Conflict, find_conflicts, notice_text
+from .errors import BudgetError
 from .options import Options
 from .order import order as seat
 from .render import Prepared, mentions, prepare
@@ -175,8 +176,11 @@ def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) 
         else:  # no framing, or one that does not depend on the text (OpenAI's): the content counts suffice
             total = count_joined(opts.tokenizer, opts.count_cache, pieces) if invariant else count(user)
             used = total - frame.question_tokens
-        if used + extra_system <= frame.available or not selected:
+        if used + extra_system <= frame.available:
             break
+        if not selected:  # not even the "no sources" line fits: the reserves leave no room at all
+            raise BudgetError(f"the reserves leave {frame.available} tokens for sources, fewer than the "
+                              f"{used + extra_system} the prompt needs with no sources at all")
         worst = max(selected, key=lambda c: c.rank)
         selected.remove(worst)
         late.append(Dropped.of(worst, "over_budget",
