@@ -99,8 +99,9 @@ class ChatTemplate:
         from jinja2 import TemplateError
 
         try:
-            return self._compiled.render(messages=[dict(m) for m in messages], add_generation_prompt=True,
-                                         **self.variables)
+            rendered: str = self._compiled.render(messages=[dict(m) for m in messages],
+                                                  add_generation_prompt=True, **self.variables)
+            return rendered
         except (TemplateError, ValueError, TypeError) as err:  # raise_exception in templates raises ValueError
             raise TokenizerError(f"chat template failed: {err}") from None
 
@@ -155,7 +156,8 @@ def _compile_template(source: str) -> Any:
 
         def parse(self, parser: Any) -> list[nodes.Node]:
             parser.stream.skip(1)
-            return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            body: list[nodes.Node] = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return body
 
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
                                         extensions=[GenerationTags, loopcontrols])

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import TokenizerError
 
@@ -72,14 +72,15 @@ class TiktokenTokenizer:
                                    for i in range(1000))
 
     def encode(self, text: str) -> list[int]:
-        return self._encoding.encode_ordinary(text)
+        ids: list[int] = self._encoding.encode_ordinary(text)
+        return ids
 
     def count(self, text: str) -> int:
         return len(self._encoding.encode_ordinary(text))
 
 
 @cache
-def _load_encoding(name: str):  # -> tiktoken.Encoding
+def _load_encoding(name: str) -> Any:  # a tiktoken.Encoding; tiktoken is imported lazily
     import tiktoken
 
     spec = _ENCODINGS[name]
@@ -90,8 +91,8 @@ def _load_encoding(name: str):  # -> tiktoken.Encoding
         raise TokenizerError(f"bundled {name} file is corrupt (sha256 {digest})")
     ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in
                                                                      blob.splitlines() if line)}
-    return tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=ranks,
-                             special_tokens=spec["special_tokens"])
+    special: dict[str, int] = spec["special_tokens"]  # type: ignore[assignment]
+    return tiktoken.Encoding(name=name, pat_str=str(spec["pat_str"]), mergeable_ranks=ranks, special_tokens=special)
 
 
 def joins_cleanly(left: str, right: str) -> bool:
@@ -143,7 +144,8 @@ class HuggingFaceTokenizer:
         return self
 
     def encode(self, text: str) -> list[int]:
-        return self._tokenizer.encode(text, add_special_tokens=False).ids
+        ids: list[int] = self._tokenizer.encode(text, add_special_tokens=False).ids
+        return ids
 
     def count(self, text: str) -> int:
         return len(self.encode(text))
@@ -167,7 +169,7 @@ class CallableTokenizer:
         return result if isinstance(result, int) else len(result)
 
 
-def require_tokenizers(purpose: str):  # -> the `tokenizers` module
+def require_tokenizers(purpose: str) -> Any:  # the `tokenizers` module, imported lazily
     """Import the optional `tokenizers` package, or say which extra brings it."""
     try:
         import tokenizers
