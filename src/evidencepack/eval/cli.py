@@ -67,7 +67,8 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register `eval traps`, `eval positions` and `eval tokens` on an argparse subparsers object."""
     raw = argparse.RawDescriptionHelpFormatter
-    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM",
+    ev: argparse.ArgumentParser = subparsers.add_parser(
+        "eval", help="measure: stale-guidance traps and the position sweep, on any LLM",
                                formatter_class=raw, epilog="examples:\n  evidencepack eval traps --base-url "
                                "http://127.0.0.1:8765/v1 --model qwen --out eval-runs/traps\n  evidencepack eval "
                                "positions --task kv --k 9 19 --out eval-runs/positions")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..assemble import Assembly, assemble
@@ -45,7 +46,7 @@ def default_validator() -> Validator | None:
     """The library's citation validator, if this version has it (imported lazily: eval must not break
     when it is absent; citation validity is then reported as n/a and the guard cannot run)."""
     try:
-        from ..citations import validate_citations  # type: ignore[import-not-found]
+        from ..citations import validate_citations
     except ImportError:
         return None
     return validate_citations
@@ -150,7 +151,7 @@ class TrapRun:
         rows: list[dict[str, Any]] = []
         for cond in self.conditions:
             prog = self.progress(cond) if self.progress else None
-            rows += run_parallel(lambda t, c=cond: self.one(t, c), list(self.traps),
+            rows += run_parallel(partial(self.one, condition=cond), list(self.traps),
                                  concurrency=self.concurrency, progress=prog)
         return rows
 
