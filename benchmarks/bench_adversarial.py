@@ -5,7 +5,8 @@
 Shapes: one huge record before a small one (it must be rejected before any text work); many candidates with
 `fill_gaps` (near-duplicate search must not be quadratic); records stuffed with structure to defuse (role
 markers, delimiters, forged handles); a question stuffed the same way. Times are CPU seconds of this process,
-best of N, with the per-text caches cleared before each call; the ratio is each size's time over the previous size's, and the size doubles (linear cost: ~2).
+best of N, with the per-text caches cleared before each call; the ratio is each size's time over the
+previous size's, and the size doubles (linear cost: ~2).
 `validate_citations` and `StreamValidator` have their own ratios in `bench_citations.py`.
 """
 
