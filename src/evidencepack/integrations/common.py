@@ -172,55 +172,61 @@ async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]
     return finish(assembly, text, verdict, used, index)
 
 
+class _Attempt:
+    """One streamed attempt: chunks in, `Delta` and `Flagged` events out; at the end either `Done` or the
+    conversation for the next attempt. Shared by the sync and async streams, which differ only in how
+    they iterate."""
+
+    def __init__(self, assembly: Assembly, index: SourceIndex, policy: Policy, used: int) -> None:
+        self.assembly, self.index, self.policy, self.used = assembly, index, policy, used
+        self.validator = StreamValidator(index, uncited=policy.uncited, stale_only=policy.stale_only)
+        self.parts: list[str] = []
+
+    def feed(self, chunk: str) -> list[Event]:
+        if not chunk:
+            return []
+        self.parts.append(chunk)
+        return [Delta(chunk, self.used), *(Flagged(f, self.used) for f in self.validator.feed(chunk))]
+
+    def end(self, messages: list[ChatMessage]) -> Done | list[ChatMessage]:
+        text, verdict = "".join(self.parts), self.validator.close()
+        if not self.policy.retry(verdict) or self.used >= self.policy.attempts:
+            return Done(finish(self.assembly, text, verdict, self.used, self.index))
+        return repair(messages, text, verdict, self.assembly.handle_prefix)
+
+
 def answer_stream(assembly: Assembly, stream: Callable[[list[ChatMessage]], Iterable[str]], *,
                   policy: Policy | None = None) -> Iterator[Event]:
     """Stream the answer as `Delta`s, report citation problems as `Flagged` the moment they complete, and
     end with `Done`. A regeneration streams too, as the next `attempt`: a display should start over."""
     policy = policy or Policy()
-    index = SourceIndex.of(assembly)
-    messages = chat_messages(assembly)
-    used = 0
+    index, messages, used = SourceIndex.of(assembly), chat_messages(assembly), 0
     while True:
-        validator = StreamValidator(index, uncited=policy.uncited, stale_only=policy.stale_only)
-        parts: list[str] = []
+        attempt = _Attempt(assembly, index, policy, used)
         for chunk in stream(messages):
-            if not chunk:
-                continue
-            parts.append(chunk)
-            yield Delta(chunk, used)
-            for finding in validator.feed(chunk):
-                yield Flagged(finding, used)
-        text, verdict = "".join(parts), validator.close()
-        if not policy.retry(verdict) or used >= policy.attempts:
-            yield Done(finish(assembly, text, verdict, used, index))
+            yield from attempt.feed(chunk)
+        outcome = attempt.end(messages)
+        if isinstance(outcome, Done):
+            yield outcome
             return
-        messages = repair(messages, text, verdict, assembly.handle_prefix)
-        used += 1
+        messages, used = outcome, used + 1
 
 
 async def answer_stream_async(assembly: Assembly, stream: Callable[[list[ChatMessage]], AsyncIterable[str]], *,
                               policy: Policy | None = None) -> AsyncIterator[Event]:
     """`answer_stream` for an async stream of text chunks."""
     policy = policy or Policy()
-    index = SourceIndex.of(assembly)
-    messages = chat_messages(assembly)
-    used = 0
+    index, messages, used = SourceIndex.of(assembly), chat_messages(assembly), 0
     while True:
-        validator = StreamValidator(index, uncited=policy.uncited, stale_only=policy.stale_only)
-        parts: list[str] = []
+        attempt = _Attempt(assembly, index, policy, used)
         async for chunk in stream(messages):
-            if not chunk:
-                continue
-            parts.append(chunk)
-            yield Delta(chunk, used)
-            for finding in validator.feed(chunk):
-                yield Flagged(finding, used)
-        text, verdict = "".join(parts), validator.close()
-        if not policy.retry(verdict) or used >= policy.attempts:
-            yield Done(finish(assembly, text, verdict, used, index))
+            for event in attempt.feed(chunk):
+                yield event
+        outcome = attempt.end(messages)
+        if isinstance(outcome, Done):
+            yield outcome
             return
-        messages = repair(messages, text, verdict, assembly.handle_prefix)
-        used += 1
+        messages, used = outcome, used + 1
 
 
 def result_of(events: Iterable[Event]) -> Answered:
