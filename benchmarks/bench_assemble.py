@@ -58,7 +58,7 @@ def main() -> None:
 
         def run(cache: CountCache, records: list[dict] = records, question: str = question):
             return assemble(records, question, as_of="2026-01-01", budget=budget, count_cache=cache,
-                            boundary_key=b"bench")
+                            boundary_key=b"bench-key-0123456789")
 
         def cold(run=run) -> None:
             _neutralised_text.cache_clear()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from evidencepack.eval.report import fmt_rate, trap_metrics
 
@@ -18,7 +19,8 @@ def short(r: dict | None) -> str:
 
 
 def main() -> int:
-    rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8") if line.strip()]
+    text = Path(sys.argv[1]).read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     m = trap_metrics(rows)
     print("| condition | stale answer | current-correct | conflict surfaced | names a conflict | cites a handle | "
           "handle written or attributed | refuses (misses) | not judged | mean prompt tokens |")

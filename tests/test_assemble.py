@@ -12,7 +12,7 @@ from evidencepack import Budget, Record, assemble, get_tokenizer
 from evidencepack.render import read_blocks
 
 AS_OF = date(2026, 1, 15)
-KEY = b"test-key"
+KEY = b"test-key-0123456789"
 TOK = get_tokenizer("o200k_base")
 
 PTO = [

@@ -129,7 +129,7 @@ def test_injected_markup_stays_text_in_the_browser(browser: Chromium, tmp_path: 
         payloads += [a for attacks in json.loads(BIPIA.read_text("utf-8")).values() for a in attacks]
     records = injected_records(payloads)
     data = assemble(records, "What applies? <script>window.__pwned=1</script>", as_of="2026-01-01",
-                    tokenizer=TOK, boundary_key=b"k", budget=Budget(context_window=10**7),
+                    tokenizer=TOK, boundary_key=b"k" * 16, budget=Budget(context_window=10**7),
                     profile=["doc", "section", "source_system", "topic", "url", "authority", "note"]).to_dict()
     page, facts = load(browser, tmp_path, "injected.html",
                        inspector_html(data, " ".join(HTML_PAYLOADS) + " It applies [S1]."))

@@ -28,7 +28,7 @@ RECORDS = [
     {"id": "hb-copy", "rank": 4, "text": "Unused  PTO does not carry over."},
     {"id": "secret", "rank": 5, "text": "Band L4 pays 70,000.", "sensitivity": "restricted"},
 ]
-A = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), order="ranked", boundary_key="k")
+A = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), order="ranked", boundary_key="k" * 16)
 
 
 def handles(answer):
@@ -44,7 +44,7 @@ def handles(answer):
     ("No [S2–4].", ["S2", "S3", "S4"]),
     ("No (S2).", ["S2"]),
     ("No 【S1】 and ［S2］.", ["S1", "S2"]),
-    ("No [s1].", ["S1"]),
+    ("No [s1].", ["s1"]),  # a look-alike: reported as written, never read as S1
     ("No `[S1]` in code.", []),
     ("```\n[S1]\n```", []),
     ("Other prefix [D1] and S1 bare.", []),
@@ -102,11 +102,18 @@ def test_stale_only_and_surfaced_conflict():
     assert validate_citations("An outdated Slack message said it carries over [S2].", A).valid
 
 
-def test_excluded_source_and_duplicates_resolving_to_kept_copy():
-    v = validate_citations("Salary band is high [secret].", A)
-    assert [f.kind for f in v.findings] == ["excluded_source"]
-    v = validate_citations("It does not carry over [hb-copy].", A)
-    assert v.valid and v.cited_ids == ("hb",)
+def test_record_ids_are_reported_never_support():
+    dropped = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), exclude_superseded=True,
+                       boundary_key="k" * 16)
+    v = validate_citations("Up to five days carried over [hb24].", dropped)
+    assert [f.kind for f in v.findings] == ["excluded_source"] and "superseded_excluded" in v.findings[0].message
+    # an id above the caller's clearance reads as prose, like an id that does not exist: no finding confirms it
+    for unknown in ("secret", "no-such-record"):
+        v = validate_citations(f"Salary band is high [{unknown}].", A)
+        assert [f.kind for f in v.findings] == ["uncited"] and v.citations == ()
+    for cited in ("hb-copy", "hb"):  # a duplicate of an included record, and an included record
+        v = validate_citations(f"It does not carry over [{cited}].", A)
+        assert not v.valid and [f.kind for f in v.findings] == ["record_id"] and v.cited_ids == ()
 
 
 def test_reject_raises_with_the_verdict():

@@ -278,14 +278,18 @@ def test_answer_sentences_are_marked_by_their_findings() -> None:
 
 
 def test_citing_a_dropped_record_by_id_links_to_its_drop_reason() -> None:
-    data = demo_assembly()
-    page = Page(inspector_html(data, "Severance is generous [hb-severance-2022]. The PDF says so "
+    data = demo_assembly(exclude_superseded=True)
+    page = Page(inspector_html(data, "Five days carry over [hb-pto-carryover-2024]. The PDF says so "
                                      "[hb-pto-carryover-2025-pdf]."))
-    classes = sentence_classes(inspector_html(data, "Severance is generous [hb-severance-2022]."))
+    classes = sentence_classes(inspector_html(data, "Five days carry over [hb-pto-carryover-2024]."))
     assert classes == {1: "f-error"}
-    assert "#rec-hb-severance-2022" in [a.get("href") for a in page.all("a")]
-    # a duplicate cited by id resolves to the copy that was sent
-    assert {a["data-cites"] for a in page.all("a") if a.get("data-cites")} == {"S5"}
+    assert "#rec-hb-pto-carryover-2024" in [a.get("href") for a in page.all("a")]
+    # a duplicate cited by id does not borrow the copy that was sent: only handles are citations
+    assert not [a for a in page.all("a") if a.get("data-cites")]
+    assert "\u2717 record id, not a handle" in page.visible
+    # an id above the caller's clearance is prose, like an id that does not exist: nothing confirms it exists
+    classes = sentence_classes(inspector_html(data, "Severance is generous [hb-severance-2022]."))
+    assert classes == {1: "f-warn"}
 
 
 def test_answer_with_markup_stays_text() -> None:
@@ -314,7 +318,7 @@ def injected_records(payloads: list[str]) -> list[dict[str, Any]]:
 
 def check_injected(records: list[dict[str, Any]], fmt: str, answer: str | None = None) -> None:
     data = assemble(records, "What applies? <script>q()</script>", as_of="2026-01-01", format=fmt, tokenizer=TOK,
-                    boundary_key=b"k", budget=Budget(context_window=10**7),
+                    boundary_key=b"k" * 16, budget=Budget(context_window=10**7),
                     profile=["doc", "section", "date", "source_system", "topic", "url", "authority", "note"]).to_dict()
     source = inspector_html(data, answer)
     page = assert_inert(source)

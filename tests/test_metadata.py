@@ -15,7 +15,7 @@ AS_OF = date(2026, 6, 1)
 def one(fmt="text", profile="policy", **fields):
     rec = {"id": "a", "text": "Rule text.", "doc": "Handbook", "section": "5.2", "date": "2025-01-01",
            "source_system": "handbook", "authority": "authoritative", "sensitivity": "internal", **fields}
-    return assemble([rec], "q", as_of=fields.pop("as_of", AS_OF), format=fmt, profile=profile, boundary_key="k")
+    return assemble([rec], "q", as_of=fields.pop("as_of", AS_OF), format=fmt, profile=profile, boundary_key="k" * 16)
 
 
 @pytest.mark.parametrize("fmt", ["text", "xml", "markdown", "json"])
@@ -36,7 +36,7 @@ def test_every_profile_in_every_format_renders_exactly_its_fields(fmt, profile):
 ])
 def test_validity_status_at_boundary_dates(as_of, status):
     a = assemble([{"id": "a", "text": "t", "valid_from": "2025-01-01", "valid_until": "2025-12-31"}], "q",
-                 as_of=as_of, boundary_key="k")
+                 as_of=as_of, boundary_key="k" * 16)
     assert f"validity: {status} ·" in a.user
 
 
@@ -88,7 +88,7 @@ def test_no_conflict_when_records_agree_in_status():
 
 def test_notice_states_metadata_facts_only():
     a = assemble([_rec("cur", "pto"), _rec("old", "pto", "informal", "2024-01-01")], "q", as_of=AS_OF,
-                 order="ranked", boundary_key="k")
+                 order="ranked", boundary_key="k" * 16)
     notice = a.user.split("\n\n")[1]
     assert notice.startswith("Notice:") and "S2 is informal and EXPIRED since 2024-01-01" in notice
     assert "Text cur" not in notice and "Text old" not in notice
@@ -110,7 +110,7 @@ def test_conflict_policy():
 
 def test_custom_system_template_is_substituted_once_and_safely():
     a = assemble([{"id": "a", "text": "Record says $boundary and ${as_of}."}], "q", as_of=AS_OF,
-                 system_template="Sources use code $boundary; today is $as_of; $unknown stays.", boundary_key="k")
+                 system_template="Sources use code $boundary; today is $as_of; $unknown stays.", boundary_key="k" * 16)
     assert a.system == f"Sources use code {a.boundary}; today is 2026-06-01; $unknown stays."
     assert "Record says $boundary and ${as_of}." in a.user
 

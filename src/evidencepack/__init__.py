@@ -2,11 +2,13 @@
 
 from .assemble import assemble
 from .budget import Budget
-from .citations import Verdict, validate_citations
+from .citations import Verdict, regenerate, validate_citations
 from .errors import (
     AssemblyFormatError,
+    BoundaryKeyError,
     BudgetError,
     CitationError,
+    CitationInputError,
     EvidencepackError,
     OptionError,
     RecordError,
@@ -20,8 +22,8 @@ from .tokenizers import CallableTokenizer, Tokenizer, get_tokenizer
 __version__ = "0.1.0"
 
 __all__ = [
-    "Assembly", "AssemblyFormatError", "Budget", "BudgetError", "CallableTokenizer", "CitationError",
-    "EvidencepackError", "ManifestEntry", "OptionError", "Options", "Outcome", "Record", "RecordError", "Report",
-    "Tokenizer",
-    "TokenizerError", "Verdict", "assemble", "get_tokenizer", "load_jsonl", "parse_records", "validate_citations",
+    "Assembly", "AssemblyFormatError", "BoundaryKeyError", "Budget", "BudgetError", "CallableTokenizer",
+    "CitationError", "CitationInputError", "EvidencepackError", "ManifestEntry", "OptionError", "Options", "Outcome",
+    "Record", "RecordError", "Report", "Tokenizer", "TokenizerError", "Verdict", "assemble", "get_tokenizer",
+    "load_jsonl", "parse_records", "regenerate", "validate_citations",
 ]

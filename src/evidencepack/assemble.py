@@ -19,7 +19,7 @@ from .errors import OptionError
 from .fit import Blocks, fit, frame_request
 from .options import Options
 from .records import Ranking, Record, parse_pending, rank
-from .render.neutralise import replace_surrogates
+from .render.neutralise import neutralise_question, replace_surrogates
 from .report import Assembly, ManifestEntry, Outcome, Report, ledger
 from .screen import screen
 
@@ -33,7 +33,7 @@ def assemble(records: Iterable[Record | Mapping[str, Any]], question: str, **opt
     option is described in `Options` and the README; all are checked before a record is read.
     """
     opts = Options.build(**options)
-    question = _question(question)
+    question = _question(question, opts)
     ranking = rank(records, on_invalid=opts.on_invalid, visible=lambda s: cleared(s, opts.clearance),
                    strict=opts.strict)
     if opts.strict:
@@ -52,10 +52,14 @@ def assemble(records: Iterable[Record | Mapping[str, Any]], question: str, **opt
     return ledger(opts, [*ranking.unusable, *filled.dropped, *fitted.late_drops], unreached, fitted)
 
 
-def _question(question: Any) -> str:
+def _question(question: Any, opts: Options) -> str:
+    """The question as it enters the prompt. In many apps an end user typed it, so by default it is
+    neutralised like record text (an ordinary question comes back unchanged)."""
     if not isinstance(question, str):
         raise OptionError(f"question must be a string, got {type(question).__name__}")
-    return replace_surrogates(question)
+    if not opts.neutralise_question:
+        return replace_surrogates(question)
+    return neutralise_question(question, handle_prefix=opts.handle_prefix, frame_labels=opts.frame_labels)
 
 
 def _validate_all(ranking: Ranking, opts: Options) -> None:

@@ -36,12 +36,14 @@ class Budget:
         if self.max_records is not None and (not isinstance(self.max_records, int) or self.max_records < 0):
             raise BudgetError(f"max_records must be a non-negative integer, got {self.max_records!r}")
 
-    def retrieval_budget(self, system_tokens: int, question_tokens: int) -> int:
-        """What is left for sources once every reserve is taken; an error, never a negative number."""
-        reserved = system_tokens + question_tokens + self.output_reserve + self.safety_margin
+    def retrieval_budget(self, system_tokens: int, question_tokens: int, *, framing: int = 0) -> int:
+        """What is left for sources once every reserve is taken; an error, never a negative number.
+        `framing` is what the target model's chat template adds around the messages (0 when unknown)."""
+        reserved = system_tokens + question_tokens + framing + self.output_reserve + self.safety_margin
         if reserved > self.context_window:
+            chat = f"{framing} chat framing + " if framing else ""
             raise BudgetError(
-                f"reserves ({system_tokens} system prompt + {question_tokens} question + "
+                f"reserves ({system_tokens} system prompt + {question_tokens} question + {chat}"
                 f"{self.output_reserve} output + {self.safety_margin} safety margin = {reserved} tokens) "
                 f"exceed the context window of {self.context_window} tokens")
         return self.context_window - reserved

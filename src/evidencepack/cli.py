@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 from .assemble import assemble
@@ -51,6 +52,10 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
                    help="highest sensitivity the caller may see (default internal)")
     p.add_argument("--tokenizer", default=None,
                    help="o200k_base (default), cl100k_base, a model name such as gpt-4o, or a tokenizer.json")
+    p.add_argument("--model", default=None,
+                   help="the target model, counted exactly with its tokenizer and chat framing: an OpenAI model "
+                        "name (gpt-4o, gpt-4.1-mini, …), a .gguf file, or a Hugging Face model directory or "
+                        "tokenizer.json")
     p.add_argument("--exclude-expired", action="store_true", help="drop expired records instead of labelling")
     p.add_argument("--exclude-superseded", action="store_true", help="drop records whose authority is superseded")
     p.add_argument("--conflict-policy", choices=tuple(CONFLICT_RULES), default="surface")
@@ -83,12 +88,12 @@ def _as_of(value: str | None) -> object:
     return value
 
 
-def _assembly_kwargs(args: argparse.Namespace) -> dict:
+def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return dict(
         as_of=_as_of(args.as_of), profile=_profile(args.profile), strict=not args.lazy, on_invalid=args.on_invalid,
         budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
                       safety_margin=args.safety_margin, max_records=args.max_records, fill_gaps=args.fill_gaps),
-        tokenizer=args.tokenizer, order=args.order, format=args.format,
+        tokenizer=args.tokenizer, model=args.model, order=args.order, format=args.format,
         clearance=args.clearance, exclude_expired=args.exclude_expired,
         exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
         conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
@@ -107,6 +112,9 @@ def _read_records(path: str) -> list[Line]:
 def cmd_assemble(args: argparse.Namespace) -> int:
     records = _read_records(args.records)
     result = assemble(records, args.question, **_assembly_kwargs(args))
+    if args.model is None:  # said once: the count is a guess for whichever model reads the prompt
+        print(f"evidencepack: note: {result.report.budget['count_note'].replace('model=', '--model')}",
+              file=sys.stderr)
     if args.html:
         from .inspector import write_inspector
 
@@ -132,12 +140,42 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = ("Compile retrieved records into the prompt an LLM reads (budgeted, deduplicated, ordered,\n"
+               "with provenance), and check the citations in its answer.")
+EXAMPLES = {
+    "evidencepack": """examples:
+  evidencepack demo
+  evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01 --json > assembly.json
+  evidencepack validate assembly.json answer.txt --resolve footnotes""",
+    "assemble": """examples:
+  evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01
+  evidencepack assemble records.jsonl -q "…" --json --pretty > assembly.json
+  my-retriever "…" | evidencepack assemble - -q "…" --window 4096 --report""",
+    "demo": """examples:
+  evidencepack demo
+  evidencepack demo --records > demo.jsonl""",
+    "validate": """examples:
+  evidencepack validate assembly.json answer.txt --resolve footnotes
+  my-llm < prompt.txt | evidencepack validate assembly.json - --json
+  evidencepack assemble r.jsonl -q "…" --json | evidencepack validate - answer.txt""",
+    "inspect": """examples:
+  evidencepack inspect assembly.json -o page.html
+  evidencepack inspect assembly.json answer.txt -o page.html""",
+}
+
+
+def _sub(sub: argparse._SubParsersAction[Parser], name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    return sub.add_parser(name, epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter,
+                          **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="evidencepack", description=__doc__.splitlines()[0])
+    parser = Parser(prog="evidencepack", description=DESCRIPTION, epilog=EXAMPLES["evidencepack"],
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    p = sub.add_parser("assemble", help="compile ranked records (JSONL) into a prompt")
+    p = _sub(sub, "assemble", help="compile ranked records (JSONL) into a prompt")
     p.add_argument("records", help="JSONL file of records, one per line ('-' for stdin)")
     p.add_argument("--question", "-q", required=True, help="the user's question")
     _add_assembly_options(p)
@@ -147,14 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="PAGE", help="also write the inspector page (HTML) of this assembly")
     p.set_defaults(func=cmd_assemble)
 
-    p = sub.add_parser("demo", help="run the assembler on the bundled HR policy corpus")
+    p = _sub(sub, "demo", help="run the assembler on the bundled HR policy corpus")
     p.add_argument("--as-of", default="2026-06-01", help="date at which validity is judged (default 2026-06-01)")
     p.add_argument("--records", action="store_true", help="print the demo's retrieved records as JSONL instead")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("validate", help="check an answer's citations against an assembly "
-                                          "(exit 0 valid, 1 not, 2 bad input)")
-    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
+    p = _sub(sub, "validate", help="check an answer's citations against an assembly "
+                                    "(exit 0 valid, 1 not, 2 bad input)")
+    p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed ('-' for stdin)")
     p.add_argument("answer", help="the model's answer as a text file ('-' for stdin)")
     p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn",
                    help="how to treat a stating sentence without a citation (default warn)")
@@ -164,8 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("inspect", help="write an HTML page showing what the model saw (and, given an answer, "
-                                        "each sentence's citation findings)")
+    p = _sub(sub, "inspect", help="write an HTML page showing what the model saw (and, given an answer, "
+                                   "each sentence's citation findings)")
     p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
     p.add_argument("answer", nargs="?", help="optional: the model's answer as a text file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
@@ -180,14 +218,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .citations import resolve, validate_citations
+    from .citations import read_assembly, resolve, validate_citations
 
+    if args.assembly == "-" and args.answer == "-":
+        raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
+    name = "stdin" if args.assembly == "-" else args.assembly
     try:
-        assembly = json.loads(Path(args.assembly).read_text("utf-8"))
+        data = json.loads(sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8"))
     except json.JSONDecodeError as err:
-        raise UsageError(f"{args.assembly} is not JSON: {err.msg} (line {err.lineno})") from None
-    if not isinstance(assembly, dict):
-        raise UsageError(f"{args.assembly} is not an evidencepack assembly")
+        raise UsageError(f"{name} is not JSON: {err.msg} (line {err.lineno})") from None
+    except ValueError as err:  # e.g. an integer past the digit limit
+        raise UsageError(f"{name} is not an evidencepack assembly: {err}") from None
+    assembly = read_assembly(data)  # AssemblyFormatError (exit 2) on anything malformed
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only)
     if args.json:
@@ -224,12 +266,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): that is not an error. Point stdout at /dev/null so the
+        # interpreter's last flush does not report the closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (EvidencepackError, ValueError, OSError) as err:
         print(f"evidencepack: error: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -51,7 +51,7 @@ def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_thresho
             groups.setdefault(cand.record.topic, []).append((handle, cand))
         elif cand.record.embedding is not None and embedding_threshold is not None:
             loose.append((handle, cand))
-    found = [(topic, members) for topic, members in groups.items()]
+    found: list[tuple[str | None, list[tuple[str, Candidate]]]] = list(groups.items())
     found += [(None, members) for members in _cluster(loose, embedding_threshold or 1.0)]
     conflicts = []
     for topic, members in found:

@@ -7,6 +7,17 @@ Near-duplicates are found by exact Jaccard similarity of character 5-gram shingl
 (NFKC, case-folded, punctuation and whitespace collapsed). Two guards keep policy versions apart: texts that
 differ in a number or in a negation word are never merged, because in a policy corpus that is exactly how
 the 2024 rule differs from the 2025 rule, and merging them would erase the conflict the model must see.
+
+Which kept records a new one is compared with: only those with the same numbers and negation words (no
+other can match); all of them while there are at most `exact_scan_limit` (the common case: a few dozen
+seats); beyond that, only those that banded MinHash puts in a bucket with it (`_lsh.py` documents the
+S-curve: at the default threshold a pair right at 0.85 is found with probability >= 0.999, pairs above it
+almost surely). So `fill_gaps` over thousands of candidates costs about linear time instead of quadratic.
+Every candidate is confirmed exactly (guards, size ratio, Jaccard): LSH can miss a duplicate, never invent
+one. Thresholds below `_lsh.MIN_LSH_THRESHOLD` keep the exact scan. Embedding cosine, once LSH is on, is
+checked against the LSH candidates plus the first and the latest `EMBEDDING_WINDOW` kept records that carry
+an embedding (duplicates from overlapping chunks arrive close in rank): an embedding-only duplicate outside
+those windows is not found.
 """
 
 from __future__ import annotations
@@ -17,14 +28,22 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+from . import _lsh
 from ._vectors import cosine
 from .candidates import Candidate, Dropped
 
-#: Chosen by `tests/test_dedup.py::test_default_threshold_separates_labelled_pairs`: every labelled
+#: Chosen by `tests/test_passes.py::test_default_threshold_separates_labelled_pairs`: every labelled
 #: duplicate pair there scores >= 0.91 and every distinct pair <= 0.65.
 DEFAULT_THRESHOLD = 0.85
 EMBEDDING_CUTOFF = 0.95
 SHINGLE_SIZE = 5
+#: Up to this many kept records a new one is compared with every one: cheaper than building signatures.
+EXACT_SCAN_LIMIT = 64
+#: Once LSH is on, embeddings are compared with this many of the first and of the latest kept records.
+EMBEDDING_WINDOW = 64
+
+Fingerprint = tuple[bytes, frozenset[str], tuple[str, ...], frozenset[str]]
+Guards = tuple[tuple[str, ...], frozenset[str]]  # (numbers, negation words): texts must agree on both
 
 _NON_WORD = re.compile(r"[\W_]+")
 _SPACE = re.compile(r"\s+")
@@ -39,7 +58,7 @@ def normalise(text: str) -> str:
 
 
 @lru_cache(maxsize=65_536)
-def _fingerprint(text: str) -> tuple[bytes, frozenset[str], tuple[str, ...], frozenset[str]]:
+def _fingerprint(text: str) -> Fingerprint:
     """(exact hash, shingles, numbers, negation words) for one text; cached since chunks recur."""
     norm = normalise(text)
     exact = hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -73,33 +92,96 @@ def dedup(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     embedding_cutoff: float | None = EMBEDDING_CUTOFF,
+    exact_scan_limit: int = EXACT_SCAN_LIMIT,
 ) -> Iterator[Candidate | Dropped]:
     """Yield each candidate in rank order, or a `duplicate` drop pointing at the kept copy.
 
     Candidates must arrive best-first; the first copy seen is the one kept. `threshold` above 1 turns
-    near-duplicate detection off (exact duplicates are still collapsed).
+    near-duplicate detection off (exact duplicates are still collapsed). `exact_scan_limit` is how many kept
+    records are compared one by one before LSH takes over (a very large value keeps the exact scan).
     """
     if not threshold > 0.0:
         raise ValueError(f"dedup threshold must be > 0, got {threshold}")
     exact_seen: dict[bytes, str] = {}
-    kept: list[tuple[Candidate, tuple[bytes, frozenset[str], tuple[str, ...], frozenset[str]]]] = []
+    near = _NearDuplicates(threshold, embedding_cutoff, exact_scan_limit)
     for cand in candidates:
         if isinstance(cand, Dropped):  # a drop from an earlier pass travels on in rank order
             yield cand
             continue
         fp = _fingerprint(cand.record.text)
-        original = exact_seen.get(fp[0]) or _near_duplicate_of(cand, fp, kept, threshold, embedding_cutoff)
+        original = exact_seen.get(fp[0]) or near.original_of(cand, fp)
         if original is not None:
             yield Dropped.of(cand, "duplicate", duplicate_of=original)
             continue
         exact_seen[fp[0]] = cand.id
-        kept.append((cand, fp))
+        near.keep(cand, fp)
         yield cand
 
 
-def _near_duplicate_of(cand, fp, kept, threshold: float, embedding_cutoff: float | None) -> str | None:
+class _NearDuplicates:
+    """The kept records, and which of them a new one must be compared with.
+
+    Only records with the same numbers and negation words can match (the guards), so kept records are
+    grouped by that pair and a new record looks only in its own group: exactly the same result as looking
+    everywhere, and a corpus whose records carry distinct numbers costs linear time even without LSH."""
+
+    def __init__(self, threshold: float, embedding_cutoff: float | None, exact_scan_limit: int) -> None:
+        self.threshold = threshold
+        self.cutoff = embedding_cutoff
+        self.limit = exact_scan_limit
+        self.text_lsh = _lsh.MIN_LSH_THRESHOLD <= threshold <= 1.0
+        self.kept: list[tuple[Candidate, Fingerprint]] = []
+        self.groups: dict[Guards, list[int]] = {}
+        self.with_embedding: dict[Guards, list[int]] = {}
+        self.index: _lsh.Index | None = None
+        self._signature: tuple[str, list[int]] | None = None  # the last candidate's, reused when it is kept
+
+    def original_of(self, cand: Candidate, fp: Fingerprint) -> str | None:
+        embedded = self.cutoff is not None and cand.record.embedding is not None
+        if self.threshold > 1.0 and not embedded:
+            return None
+        guards = fp[2:]
+        group = self.groups.get(guards, [])
+        if len(group) <= self.limit or (self.threshold <= 1.0 and not self.text_lsh):
+            return _first_match(cand, fp, self.kept, group, self.threshold, self.cutoff)
+        found: set[int] = set()
+        if self.text_lsh:
+            found |= self._index().candidates(self._fine(cand, fp), len(fp[1]), salt=guards)
+        if embedded:
+            window = self.with_embedding.get(guards, [])
+            found.update(window[:EMBEDDING_WINDOW])
+            found.update(window[-EMBEDDING_WINDOW:])
+        return _first_match(cand, fp, self.kept, sorted(found), self.threshold, self.cutoff)
+
+    def keep(self, cand: Candidate, fp: Fingerprint) -> None:
+        item = len(self.kept)
+        self.kept.append((cand, fp))
+        self.groups.setdefault(fp[2:], []).append(item)
+        if cand.record.embedding is not None:
+            self.with_embedding.setdefault(fp[2:], []).append(item)
+        if self.index is not None:
+            self.index.add(item, self._fine(cand, fp), len(fp[1]), salt=fp[2:])
+
+    def _fine(self, cand: Candidate, fp: Fingerprint) -> list[int]:
+        if self._signature is None or self._signature[0] != cand.id:
+            self._signature = (cand.id, _lsh.fine_minima(fp[1]))
+        return self._signature[1]
+
+    def _index(self) -> _lsh.Index:
+        if self.index is None:  # built once, when a group first outgrows the exact scan
+            self.index = _lsh.Index(self.threshold)
+            for item, (_, fp) in enumerate(self.kept):
+                self.index.add(item, _lsh.fine_minima(fp[1]), len(fp[1]), salt=fp[2:])
+        return self.index
+
+
+def _first_match(cand: Candidate, fp: Fingerprint, kept: list[tuple[Candidate, Fingerprint]],
+                 items: Iterable[int], threshold: float, embedding_cutoff: float | None) -> str | None:
+    """The first of `items` (kept positions, ascending) that `cand` duplicates: same numbers and negations,
+    and embedding cosine >= the cutoff or Jaccard >= the threshold (the test the exact scan always made)."""
     size = len(fp[1])
-    for other, ofp in kept:
+    for item in items:
+        other, ofp = kept[item]
         if fp[2] != ofp[2] or fp[3] != ofp[3]:
             continue  # a different number or negation: a different rule, however similar the wording
         if (embedding_cutoff is not None and cand.record.embedding is not None

@@ -35,6 +35,11 @@ class BudgetError(EvidencepackError, ValueError):
     """The reserves do not fit in the context window: there is no retrieval budget at all."""
 
 
+class BoundaryKeyError(EvidencepackError, ValueError):
+    """The boundary key is not bytes or str, or is shorter than 16 bytes (a short key makes the boundary
+    predictable to whoever can guess it)."""
+
+
 class TokenizerError(EvidencepackError, ValueError):
     """A tokenizer name or file could not be loaded."""
 
@@ -53,3 +58,8 @@ class CitationError(EvidencepackError):
 
 class DatasetError(EvidencepackError, ValueError):
     """An evaluation data set (trap questions, sweep data) is malformed or missing."""
+
+
+class CitationInputError(EvidencepackError, ValueError):
+    """A citation function got an argument it cannot use: an answer that is not text, an unknown severity,
+    style or attempt count, a `generate` that returns something other than text."""

@@ -20,6 +20,7 @@ from string import Template
 
 from .candidates import Candidate, Dropped
 from .conflicts import Conflict, find_conflicts, notice_text
+from .errors import BudgetError
 from .options import Options
 from .order import order as seat
 from .render import Prepared, mentions, prepare
@@ -48,6 +49,7 @@ class Frame:
     available: int  # the retrieval budget
     widest: str  # the widest handle a block can get: costs reserve it
     max_chars: int | None  # a text longer than this cannot fit (None: the tokenizer gives no bound)
+    framing: int = 0  # what the target model's chat framing adds (0: no model named, or framing unknown)
 
     def pieces(self, sources: list[str], separator: str) -> list[str]:
         """The user message as pieces whose concatenation is the message: the head, each source with the
@@ -67,16 +69,26 @@ def frame_request(question: str, opts: Options, n_inputs: int) -> Frame:
         tail += after_question(opts.handle_prefix, reminder=opts.reminder, scaffold=opts.scaffold)
     system = _system(opts, BOUNDARY_PLACEHOLDER)
     system_tokens = opts.count(system)
+    # The question's frame without sources; a separator before the tail is counted with each block instead.
+    frame_text = head + tail[len(layout.separator):] if tail.startswith(layout.separator) else head + tail
     question_tokens = count_joined(opts.tokenizer, opts.count_cache, [head, tail[len(layout.separator):]]) \
         if tail.startswith(layout.separator) else opts.count(head + tail)
-    available = opts.budget.retrieval_budget(system_tokens, question_tokens)
+    # A named model: the request is counted as the model receives it, and its framing is reserved too.
+    framing = opts.model.request_tokens(_chat(system, frame_text)) - system_tokens - question_tokens \
+        if opts.model is not None else 0
+    available = opts.budget.retrieval_budget(system_tokens, question_tokens, framing=framing)
     # No block is cheaper than an empty one, so no more blocks than this can fit; handles never get wider.
     smallest = opts.count(layout.render(opts.handle_prefix + "1", (), "x", BOUNDARY_PLACEHOLDER) + layout.separator)
     most_blocks = max(1, min(n_inputs, available // max(1, smallest)))
     per_token = getattr(opts.tokenizer, "max_token_chars", None)
     return Frame(question, head, tail, system_tokens, question_tokens, available,
                  opts.handle_prefix + "9" * len(str(most_blocks)),
-                 available * per_token if isinstance(per_token, int) else None)
+                 available * per_token if isinstance(per_token, int) else None, framing)
+
+
+def _chat(system: str, user: str) -> list[dict[str, str]]:
+    """The messages as `Assembly.messages` sends them."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def _system(opts: Options, boundary: str) -> str:
@@ -98,7 +110,8 @@ class Blocks:
         found = self._prepared.get(cand.rank)
         if found is None:
             found = self._prepared[cand.rank] = prepare(cand, self._opts.fields, prefix=self._opts.handle_prefix,
-                                                        marking=self._opts.marking)
+                                                        marking=self._opts.marking,
+                                                        frame_labels=self._opts.frame_labels)
         return found
 
     def costing_form(self, cand: Candidate) -> str:
@@ -132,6 +145,7 @@ class Fitted:
     available: int
     used: int
     late_drops: tuple[Dropped, ...]
+    framing: int = 0
 
 
 def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) -> Fitted:
@@ -160,17 +174,24 @@ def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) 
         costed = [blocks.costing_form(c) for c in seated] if invariant else [b + layout.separator for b in real]
         pieces = frame.pieces(_with_notice(notice, [c[: -len(layout.separator)] for c in costed],
                                            opts.notice_placement), layout.separator)
-        total = count_joined(opts.tokenizer, opts.count_cache, pieces) if invariant else count(user)
-        used = total - frame.question_tokens
-        if used + extra_system <= frame.available or not selected:
+        if opts.model is not None and not opts.model.additive_framing:  # a template: the whole request, rendered
+            used = (opts.model.request_tokens(_chat(system, user)) - system_tokens - frame.question_tokens
+                    - frame.framing)
+        else:  # no framing, or one that does not depend on the text (OpenAI's): the content counts suffice
+            total = count_joined(opts.tokenizer, opts.count_cache, pieces) if invariant else count(user)
+            used = total - frame.question_tokens
+        if used + extra_system <= frame.available:
             break
+        if not selected:  # not even the "no sources" line fits: the reserves leave no room at all
+            raise BudgetError(f"the reserves leave {frame.available} tokens for sources, fewer than the "
+                              f"{used + extra_system} the prompt needs with no sources at all")
         worst = max(selected, key=lambda c: c.rank)
         selected.remove(worst)
         late.append(Dropped.of(worst, "over_budget",
                                detail="dropped after rendering: the full prompt overshot the budget"))
     seats = tuple(Seat(h, c, p, count(piece)) for h, c, p, piece in zip(handles, seated, prepared, costed))
     return Fitted(seats, conflicts, notice, system, user, boundary, system_tokens, frame.question_tokens,
-                  frame.available, used, tuple(late))
+                  frame.available, used, tuple(late), frame.framing)
 
 
 def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> Prepared:
@@ -178,12 +199,13 @@ def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> P
     p = blocks.prepared(cand)
     if not mentions(p, boundary):
         return p
-    return prepare(cand, opts.fields, prefix=opts.handle_prefix, marking=opts.marking, boundary=boundary)
+    return prepare(cand, opts.fields, prefix=opts.handle_prefix, marking=opts.marking, boundary=boundary,
+                   frame_labels=opts.frame_labels)
 
 
 def _notice(conflicts: tuple[Conflict, ...], style: str = "facts") -> str:
     # The notice sits outside every block, so a topic appears there only if it is a plain slug.
-    labels = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
+    labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
     return notice_text(conflicts, labels, style=style)
 
 

@@ -47,8 +47,8 @@ _STATUS = {"current": ("ok", "\u2713 current"), "expired": ("bad", "\u2717 expir
            "not_yet_valid": ("warn", "\u25f7 not yet valid")}
 _AUTHORITY = {"authoritative": ("ok", "\u2713 authoritative"), "informal": ("warn", "! informal"),
               "superseded": ("bad", "\u2717 superseded"), "unknown": ("none", "? unknown authority")}
-_FINDING_LABEL = {"unknown_handle": "unknown handle", "excluded_source": "dropped source",
-                  "uncited": "uncited", "stale_only": "stale only"}
+_FINDING_LABEL = {"unknown_handle": "unknown handle", "record_id": "record id, not a handle",
+                  "excluded_source": "dropped source", "uncited": "uncited", "stale_only": "stale only"}
 
 
 def load_assembly(path: str | Path) -> dict[str, Any]:
@@ -408,7 +408,8 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
     for c in verdict.citations:
         groups[(c.start, c.end)].append(c)
     valid_sentences = {c.sentence for c in verdict.citations if c.record_id}
-    bad_spans = {(f.start, f.end): f for f in verdict.findings if f.kind in ("unknown_handle", "excluded_source")}
+    bad_spans = {(f.start, f.end): f for f in verdict.findings
+                 if f.kind in ("unknown_handle", "record_id", "excluded_source")}
 
     def cite(start: int, end: int) -> str:
         members = groups[(start, end)]

@@ -18,11 +18,13 @@ from typing import Any
 from .budget import Budget
 from .dedup import DEFAULT_THRESHOLD, EMBEDDING_CUTOFF
 from .errors import OptionError, RecordError
+from .models import TargetModel, resolve_model
 from .order import strategies
 from .records import SENSITIVITIES, When, parse_when
 from .render import MARKINGS, PROFILES, resolve_profile
 from .render.formats import Format, get_format
-from .render.prompts import CONFLICT_RULES
+from .render.neutralise import DEFAULT_FRAME_LABELS, template_labels
+from .render.prompts import CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, _boundary_key
 from .tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
 
 ON_INVALID = ("raise", "drop")
@@ -65,10 +67,15 @@ class Options:
     reminder: bool = False
     scaffold: bool = False
     example: bool = False
+    neutralise_question: bool = True
     count_cache: CountCache = field(default=DEFAULT_CACHE, repr=False, compare=False)
+    #: The target model (`evidencepack.models`): its tokenizer is `tokenizer`, and its chat framing is
+    #: counted and reserved. None: the default tokenizer, no framing, and the count may differ.
+    model: TargetModel | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(cls, *, as_of: Any, budget: Budget | None = None, tokenizer: str | Tokenizer | None = None,
+              model: Any = None,
               profile: str | Sequence[str] = "policy", system_template: str | Template | None = None,
               boundary_key: bytes | str | None = None, count_cache: CountCache | None = None,
               **flags: Any) -> Options:
@@ -92,9 +99,12 @@ class Options:
             raise OptionError(f"system_template must be a string, got {type(system_template).__name__}")
         if count_cache is not None and not isinstance(count_cache, CountCache):
             raise OptionError(f"count_cache must be a CountCache, got {type(count_cache).__name__}")
-        opts = cls(as_of=when, budget=budget, tokenizer=get_tokenizer(tokenizer), profile=_profile(profile),
-                   system_template=system_template, boundary_key=_key(boundary_key),
-                   count_cache=count_cache or DEFAULT_CACHE, **flags)
+        if model is not None and tokenizer is not None:
+            raise OptionError("give model= (its tokenizer and chat framing) or tokenizer=, not both")
+        target = resolve_model(model) if model is not None else None
+        opts = cls(as_of=when, budget=budget, tokenizer=target.tokenizer if target else get_tokenizer(tokenizer),
+                   profile=_profile(profile), system_template=system_template, boundary_key=_key(boundary_key),
+                   count_cache=count_cache or DEFAULT_CACHE, model=target, **flags)
         opts._check()
         return opts
 
@@ -108,7 +118,7 @@ class Options:
         _choice("notice_placement", self.notice_placement, NOTICE_PLACEMENTS)
         _choice("notice_style", self.notice_style, NOTICE_STYLES)
         for name in ("exclude_expired", "exclude_not_yet_valid", "exclude_superseded", "conflict_notice", "strict",
-                     *GUIDANCE):
+                     "neutralise_question", *GUIDANCE):
             if not isinstance(getattr(self, name), bool):
                 raise OptionError(f"{name} must be True or False, got {type(getattr(self, name)).__name__}")
         on = [name for name in GUIDANCE if getattr(self, name)]
@@ -131,6 +141,14 @@ class Options:
         """Header fields; the flat baseline carries none."""
         return resolve_profile(self.profile) if self.layout.has_blocks else ()
 
+    @property
+    def frame_labels(self) -> tuple[str, ...]:
+        """Line-start labels of the frame around the blocks (our templates and the caller's system
+        template): record text, metadata and the question must not be able to imitate them."""
+        own = template_labels(USER_TEMPLATE, FLAT_USER_TEMPLATE)
+        custom = template_labels(self.system_template) if self.system_template is not None else ()
+        return tuple(sorted({*DEFAULT_FRAME_LABELS, *own, *custom}))
+
     def count(self, text: str) -> int:
         return self.count_cache.count(self.tokenizer, text)
 
@@ -142,6 +160,7 @@ class Options:
             "as_of": self.as_of.isoformat(), "order": self.order, "format": self.format,
             "profile": self.profile if isinstance(self.profile, str) else list(self.profile),
             "clearance": self.clearance, "tokenizer": self.tokenizer.name,
+            "model": (self.model.origin or self.model.name) if self.model is not None else None,
             "conflict_policy": self.conflict_policy, "conflict_notice": self.conflict_notice,
             "conflict_embedding_threshold": self.conflict_embedding_threshold, "marking": self.marking,
             "fill_gaps": b.fill_gaps, "max_records": b.max_records, "context_window": b.context_window,
@@ -150,7 +169,8 @@ class Options:
             "exclude_superseded": self.exclude_superseded, "dedup_threshold": self.dedup_threshold,
             "embedding_cutoff": self.embedding_cutoff, "system_template": self.system_template,
             "handle_prefix": self.handle_prefix, "injection_threshold": self.injection_threshold,
-            "strict": self.strict, "on_invalid": self.on_invalid, "boundary_key_given": self.boundary_key is not None,
+            "strict": self.strict, "on_invalid": self.on_invalid, "neutralise_question": self.neutralise_question,
+            "boundary_key_given": self.boundary_key is not None,
             "notice_placement": self.notice_placement, "notice_style": self.notice_style,
             "reminder": self.reminder, "scaffold": self.scaffold, "example": self.example,
         }
@@ -158,9 +178,10 @@ class Options:
     @staticmethod
     def kwargs_from_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
         """`assemble` keyword arguments that reproduce `settings` (give `boundary_key` and, for a custom
-        tokenizer object, `tokenizer` yourself)."""
+        tokenizer or model object, `tokenizer` or `model` yourself). A named model brings its tokenizer."""
         s = dict(settings)
         s.pop("boundary_key_given", None)
+        s.pop("tokenizer" if s.get("model") is not None else "model", None)
         budget = Budget(**{k: s.pop(k) for k in ("context_window", "output_reserve", "safety_margin",
                                                  "max_records", "fill_gaps") if k in s})
         if isinstance(s.get("profile"), list):
@@ -180,13 +201,10 @@ def _profile(profile: Any) -> str | tuple[str, ...]:
 
 
 def _key(key: Any) -> bytes | None:
-    if key is None:
-        return None
-    if isinstance(key, str):
-        key = key.encode("utf-8")
-    if not isinstance(key, bytes):
-        raise OptionError(f"boundary_key must be bytes or str, got {type(key).__name__}")
-    return key
+    """The caller's key, checked now (type and length); without one, the environment's or the process's
+    key is checked the same way, so a bad key fails before any record is read."""
+    checked = _boundary_key(key)
+    return None if key is None else checked
 
 
 def _choice(name: str, value: Any, allowed: Sequence[str]) -> None:

@@ -157,7 +157,7 @@ def read_sensitivity(data: Mapping[str, Any]) -> str | None:
         return "internal"
     if not all(isinstance(v, str) and v in SENSITIVITIES for v in values) or len(set(values)) > 1:
         return None
-    return values[0]
+    return str(values[0])
 
 
 def parse_when(value: Any, *, record_id: str | None = None, field: str | None = None) -> When:
@@ -301,7 +301,7 @@ def parse_jsonl_bytes(raw: bytes) -> tuple[Record, ...]:
     """Parse and validate every line now (strict), in rank order."""
     items = read_jsonl_bytes(raw)
     records = [Record.from_dict(item, line=item.line) for item in items]
-    _check_unique_ids(records, [item.line for item in items])
+    _check_unique_ids(records, [item.line or 0 for item in items])
     try:
         return rank_order(tuple(records))
     except RecordError as err:
@@ -510,26 +510,23 @@ def _fast_ranking(items: list[Any]) -> Ranking | None:
     unique = set(ids)
     if "" in unique or len(unique) != len(ids) or (has_rank and has_score):
         return None  # repeated or empty ids, or rank and score both given: the checked path says what is wrong
-    positions = range(len(items))
     if has_rank:
         if set(map(type, ranks)) != {int} or min(ranks) < 1 or len(set(ranks)) != len(ranks):
             return None
-        heap = list(zip(ranks, positions))
+        keys: list[Any] = ranks
     elif has_score:
-        try:
-            if not math.isfinite(math.fsum(scores)) or True in map(_is_bool, scores):
-                return None  # NaN, infinity or a bool somewhere: let the checked path name it
-        except (OverflowError, TypeError):
+        # int and float only (a bool is neither here); a NaN or an infinity, or a sum that overflows, takes
+        # the checked path, which names the record
+        if not set(map(type, scores)) <= {int, float} or not _finite_number(sum(scores)):
             return None
-        heap = list(zip(map(neg, scores), positions))  # ties keep input order
+        keys = list(map(neg, scores))
     else:
         return Ranking(len(items), (), heap=None, items=items)
+    if keys == sorted(keys):  # already best-first, as retrievers return them: input order is rank order
+        return Ranking(len(items), (), heap=None, items=items)
+    heap = list(zip(keys, range(len(items))))  # ties keep input order
     heapq.heapify(heap)
     return Ranking(len(items), (), heap=heap, items=items)
-
-
-def _is_bool(value: Any) -> bool:
-    return value is True or value is False
 
 
 def _head(item: Any, line: int | None, index: int, lenient: bool, visible: Callable[[str | None], bool]

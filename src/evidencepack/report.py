@@ -18,6 +18,7 @@ from typing import Any
 from .candidates import Candidate, Dropped
 from .conflicts import Conflict
 from .fit import Fitted
+from .models import count_settings
 from .options import Options
 from .records import Unusable
 from .render import header_segment
@@ -159,11 +160,12 @@ def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callab
     """Account for every input exactly once and build the assembly."""
     absorbed: dict[str, list[str]] = {}
     outcomes: dict[int, Outcome] = {}
-    scores: dict[int, tuple[str, float]] = {s.candidate.rank: (s.candidate.id, s.candidate.injection_score)
+    scores: dict[int, tuple[str, float]] = {s.candidate.rank: (s.candidate.id, float(s.candidate.injection_score))
                                             for s in fitted.seats if s.candidate.injection_score is not None}
     for d in drops:
-        if getattr(d, "injection_score", None) is not None:
-            scores[d.rank] = (d.id, d.injection_score)  # type: ignore[union-attr]
+        score = getattr(d, "injection_score", None)
+        if score is not None:
+            scores[d.rank] = (d.id, float(score))
         if d.duplicate_of:
             absorbed.setdefault(d.duplicate_of, []).append(d.id)
         outcomes[d.rank] = Outcome(d.id, "dropped", d.rank, reason=d.reason, duplicate_of=d.duplicate_of,
@@ -187,8 +189,9 @@ def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callab
         budget={"context_window": b.context_window, "system_prompt": fitted.system_tokens,
                 "question": fitted.question_tokens, "output_reserve": b.output_reserve,
                 "safety_margin": b.safety_margin, "retrieval_budget": fitted.available, "used": fitted.used,
-                "left": fitted.available - fitted.used,
-                "prompt_tokens": fitted.system_tokens + fitted.question_tokens + fitted.used},
+                "left": fitted.available - fitted.used, "framing": fitted.framing,
+                "prompt_tokens": fitted.system_tokens + fitted.question_tokens + fitted.framing + fitted.used,
+                **count_settings(opts.model, opts.tokenizer)},
         conflicts=fitted.conflicts,
         neutralised={s.candidate.id: dict(s.prepared.neutralised) for s in fitted.seats if s.prepared.neutralised},
         injection_scores=dict(scores[rank] for rank in sorted(scores)),
@@ -256,8 +259,9 @@ def report_table(result: Assembly) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     b = result.report.budget
     lines.append("")
+    framing = f" + framing {b['framing']}" if b.get("framing") else ""
     lines.append(f"budget: window {b['context_window']} = system {b['system_prompt']} + question {b['question']}"
-                 f" + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
+                 f"{framing} + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
                  f"{b['retrieval_budget']}; used {b['used']}, left {b['left']}")
     t = result.report.tokens
     lines.append(f"source tokens: {t['blocks']} in blocks = {t['text']} text + {t['headers_and_delimiters']} "

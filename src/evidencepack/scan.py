@@ -34,7 +34,7 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"maintenance mode|(?:note|message) to the (?:ai|model|assistant|llm)|do not answer the question|"
          r"(?:priority|developer|admin(?:istrator)?) (?:override|instructions?))"),
         ("role_marker", 0.4,
-         r"<\s*\|\s*[a-z_▁ ]{2,30}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
+         r"<\s*\|\s*[a-z_▁][a-z_▁ ]{1,29}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
          r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
         ("role_label", 0.3,
          r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response)\s*:"),
@@ -59,12 +59,16 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
          r"environment variables?|email)"),
         ("exfiltration", 0.3,
-         r"!\[[^\]]*\]\(https?://[^)]*\?[^)]*=|https?://\S*(?:\{|%7b)|<img\b[^>]*\bsrc\s*=\s*[\"']?https?://|"
+         r"!\[[^\]]{0,200}\]\(https?://[^)?]{0,500}\?[^)]{0,500}=|https?://\S{0,500}(?:\{|%7b)|"
+         r"<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?https?://|"
          r"\bcall the \w+ tool\b"),
         ("concealment", 0.2, r"\b(?:do not|don't) (?:tell|mention|reveal)\b.{0,30}\b(?:user|anyone)"),
         ("encoded", 0.4, r"\bdecode\b.{0,40}\b(?:follow|execute|obey|run)\b"),
     )
 )
+# Every pattern above is linear: repeats that could run over the start of another match are bounded
+# (`[^>]{0,500}`), so `<img <img <img …` or `<|` plus a megabyte of spaces cannot make the scan quadratic
+# (`tests/test_security.py` checks each pattern; `benchmarks/bench_neutralise.py` measures the growth).
 # Characters with no business in retrieved prose: tag characters, bidi overrides, ANSI escapes, C0/C1
 # controls other than tab and newline. Their presence is a signal in itself.
 _HIDDEN = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

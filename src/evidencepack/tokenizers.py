@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import TokenizerError
 
@@ -56,14 +56,6 @@ _ENCODINGS = {
         "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     },
 }
-#: Model names mapped to their encoding, for `--tokenizer gpt-4o` and friends.
-_MODEL_ENCODINGS = {
-    "gpt-4o": "o200k_base", "gpt-4o-mini": "o200k_base", "gpt-4.1": "o200k_base", "o1": "o200k_base",
-    "o3": "o200k_base", "o4-mini": "o200k_base", "gpt-4": "cl100k_base", "gpt-3.5-turbo": "cl100k_base",
-    "text-embedding-3-small": "cl100k_base", "text-embedding-3-large": "cl100k_base",
-}
-
-
 class TiktokenTokenizer:
     """An OpenAI BPE encoding. Special-token strings in text are counted as plain text, never as control."""
 
@@ -80,14 +72,15 @@ class TiktokenTokenizer:
                                    for i in range(1000))
 
     def encode(self, text: str) -> list[int]:
-        return self._encoding.encode_ordinary(text)
+        ids: list[int] = self._encoding.encode_ordinary(text)
+        return ids
 
     def count(self, text: str) -> int:
         return len(self._encoding.encode_ordinary(text))
 
 
 @cache
-def _load_encoding(name: str):  # -> tiktoken.Encoding
+def _load_encoding(name: str) -> Any:  # a tiktoken.Encoding; tiktoken is imported lazily
     import tiktoken
 
     spec = _ENCODINGS[name]
@@ -98,8 +91,8 @@ def _load_encoding(name: str):  # -> tiktoken.Encoding
         raise TokenizerError(f"bundled {name} file is corrupt (sha256 {digest})")
     ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in
                                                                      blob.splitlines() if line)}
-    return tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=ranks,
-                             special_tokens=spec["special_tokens"])
+    special: dict[str, int] = spec["special_tokens"]  # type: ignore[assignment]
+    return tiktoken.Encoding(name=name, pat_str=str(spec["pat_str"]), mergeable_ranks=ranks, special_tokens=special)
 
 
 def joins_cleanly(left: str, right: str) -> bool:
@@ -128,14 +121,13 @@ def count_joined(tokenizer: Tokenizer, cache: CountCache, pieces: Sequence[str],
 
 
 class HuggingFaceTokenizer:
-    """A Hugging Face `tokenizers` model read from a local `tokenizer.json` (extra: `evidencepack[hf]`)."""
+    """A Hugging Face `tokenizers` model read from a local `tokenizer.json` (extra: `evidencepack[hf]`).
+
+    Added tokens (`<|im_start|>` and the like) in the text are recognised as the tokens they are, as a
+    server that tokenizes the rendered chat template recognises them."""
 
     def __init__(self, path: str | Path) -> None:
-        try:
-            from tokenizers import Tokenizer as HFTokenizer
-        except ImportError:
-            raise TokenizerError("reading tokenizer.json needs the `tokenizers` package: "
-                                 "pip install 'evidencepack[hf]'") from None
+        HFTokenizer = require_tokenizers("reading tokenizer.json").Tokenizer
         try:
             self._tokenizer = HFTokenizer.from_file(str(path))
         except Exception as err:  # the Rust side raises its own exception type
@@ -143,8 +135,17 @@ class HuggingFaceTokenizer:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
         self.name = f"hf:{Path(path).name}:{digest}"
 
+    @classmethod
+    def wrap(cls, tokenizer: object, name: str) -> HuggingFaceTokenizer:
+        """Wrap a `tokenizers.Tokenizer` built in memory (e.g. from a GGUF file's vocabulary)."""
+        self = cls.__new__(cls)
+        self._tokenizer = tokenizer
+        self.name = name
+        return self
+
     def encode(self, text: str) -> list[int]:
-        return self._tokenizer.encode(text, add_special_tokens=False).ids
+        ids: list[int] = self._tokenizer.encode(text, add_special_tokens=False).ids
+        return ids
 
     def count(self, text: str) -> int:
         return len(self.encode(text))
@@ -168,24 +169,54 @@ class CallableTokenizer:
         return result if isinstance(result, int) else len(result)
 
 
+def require_tokenizers(purpose: str) -> Any:  # the `tokenizers` module, imported lazily
+    """Import the optional `tokenizers` package, or say which extra brings it."""
+    try:
+        import tokenizers
+    except ImportError:
+        raise TokenizerError(f"{purpose} needs the `tokenizers` package: pip install 'evidencepack[hf]'") from None
+    return tokenizers
+
+
+def openai_encoding(model: str) -> str | None:
+    """The bundled encoding an OpenAI model name uses, by tiktoken's own offline model map (exact names and
+    prefixes such as `gpt-4o-2024-08-06`); None when tiktoken does not know the name. A known model whose
+    encoding is not bundled (`text-davinci-003` uses p50k_base) is an error, never a substitute."""
+    from tiktoken.model import encoding_name_for_model
+
+    try:
+        encoding = encoding_name_for_model(model)
+    except KeyError:
+        return None
+    if encoding not in _ENCODINGS:
+        raise TokenizerError(f"model {model!r} uses the {encoding} encoding, which evidencepack does not bundle "
+                             f"(bundled: {', '.join(_ENCODINGS)}); pass a tokenizer object for it instead")
+    return encoding
+
+
 def get_tokenizer(spec: str | Tokenizer | None = None) -> Tokenizer:
-    """Resolve a tokenizer: an encoding (`o200k_base`), a model name (`gpt-4o`), a path to a
-    `tokenizer.json`, or a `Tokenizer` object (returned as is). `None` means `o200k_base`."""
+    """Resolve a tokenizer: an encoding (`o200k_base`), an OpenAI model name (`gpt-4o`, `gpt-4.1-mini`), a
+    path to a `tokenizer.json`, or a `Tokenizer` object (returned as is). `None` means `o200k_base`."""
     if spec is None:
         spec = DEFAULT_TOKENIZER
     if not isinstance(spec, str):
         if isinstance(spec, Tokenizer):
             return spec
         raise TokenizerError(f"not a tokenizer: {spec!r}")
-    name = _MODEL_ENCODINGS.get(spec, spec)
-    if name in _ENCODINGS:
-        return _cached_tiktoken(name)
+    if spec in _ENCODINGS:
+        return _cached_tiktoken(spec)
     if spec.endswith(".json") or Path(spec).is_file():
         if not Path(spec).is_file():
             raise TokenizerError(f"tokenizer file not found: {spec}")
         return HuggingFaceTokenizer(spec)
-    known = ", ".join([*_ENCODINGS, *_MODEL_ENCODINGS])
-    raise TokenizerError(f"unknown tokenizer {spec!r}; use one of {known}, or a path to tokenizer.json")
+    encoding = openai_encoding(spec)
+    if encoding is not None:
+        return _cached_tiktoken(encoding)
+    raise TokenizerError(f"unknown tokenizer {spec!r}; use {' or '.join(_ENCODINGS)}, an OpenAI model name "
+                         "tiktoken knows (gpt-4o, gpt-4.1-mini, o3-mini, …), or a path to tokenizer.json")
+
+
+BUNDLED_ENCODINGS = tuple(_ENCODINGS)
 
 
 @cache

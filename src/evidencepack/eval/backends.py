@@ -17,7 +17,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from ..errors import EvidencepackError
 
@@ -272,7 +272,8 @@ def make_backend(kind: str, *, base_url: str | None = None, model: str | None = 
                  n_ctx: int = 4096, n_threads: int | None = None, rule: Rule | None = None) -> Backend:
     """The CLI's factory."""
     if kind == "http":
-        return HTTPBackend(base_url=base_url, model=model, api_key=api_key, timeout=timeout)
+        # an unnamed model is sent as the server's default; the protocol reads it as a string
+        return cast(Backend, HTTPBackend(base_url=base_url, model=model, api_key=api_key, timeout=timeout))
     if kind == "llama":
         path = model_path or os.environ.get("EVIDENCEPACK_MODEL_PATH")
         if not path:

@@ -1,4 +1,4 @@
-"""`evidencepack eval traps …` and `evidencepack eval positions …`.
+"""`evidencepack eval traps …`, `evidencepack eval positions …` and `evidencepack eval tokens …`.
 
 `add_parser(subparsers)` registers the `eval` command on the main CLI; `python -m evidencepack.eval.cli`
 runs it standalone. Output goes to `--out DIR`: results.jsonl, report.md, report.html (the same, as one page),
@@ -59,14 +59,24 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
     p.add_argument("--notes", help="a markdown file appended to report.md (e.g. the judge audit)")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--count-model", help="the model whose tokenizer and chat template count the prompt (a .gguf "
+                                         "file, tokenizer.json or HF directory, or an OpenAI model name); "
+                                         "default: o200k_base without framing")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register `eval traps` and `eval positions` on an argparse subparsers object."""
-    ev = subparsers.add_parser("eval", help="measure: stale-guidance traps and the position sweep, on any LLM")
+    """Register `eval traps`, `eval positions` and `eval tokens` on an argparse subparsers object."""
+    raw = argparse.RawDescriptionHelpFormatter
+    ev: argparse.ArgumentParser = subparsers.add_parser(
+        "eval", help="measure: stale-guidance traps and the position sweep, on any LLM",
+                               formatter_class=raw, epilog="examples:\n  evidencepack eval traps --base-url "
+                               "http://127.0.0.1:8765/v1 --model qwen --out eval-runs/traps\n  evidencepack eval "
+                               "positions --task kv --k 9 19 --out eval-runs/positions")
     ev.set_defaults(func=run)  # the main CLI calls args.func(args)
     sub = ev.add_subparsers(dest="eval_command", required=True)
-    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude")
+    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval traps --base-url "
+                       "http://127.0.0.1:8765/v1 --model qwen --limit 5 --out eval-runs/traps")
     _common(t, 300)
     t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
     t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
@@ -76,7 +86,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--limit", type=int, help="only the first N questions")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)
-    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book")
+    s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval positions --task kv --k 9 19 "
+                       "--questions 10 --out eval-runs/positions")
     _common(s, 100)
     s.add_argument("--task", choices=("kv", "nq"), default="kv", help="key-value UUIDs or NaturalQuestions")
     s.add_argument("--data", help="the task's .jsonl.gz (default ../shared/data/lost-in-the-middle/…)")
@@ -84,6 +96,25 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--questions", type=int, default=10, help="questions per k (default 10)")
     s.add_argument("--conditions", default=",".join(SWEEP_CONDITIONS), help=f"from {', '.join(SWEEP_CONDITIONS)}")
     s.set_defaults(eval_func=cmd_positions)
+    k = sub.add_parser("tokens", help="compare evidencepack's prompt-token count with the server's usage, "
+                                      "for every trap question (exit 1 on any difference)",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval tokens --count-model "
+                       "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf --base-url http://127.0.0.1:8765/v1 --model qwen05")
+    k.add_argument("--count-model", required=True,
+                   help="the served model's .gguf file (or tokenizer.json / HF directory / OpenAI model name)")
+    k.add_argument("--base-url", help="e.g. http://127.0.0.1:8765/v1 (default $EVIDENCEPACK_BASE_URL)")
+    k.add_argument("--model", help="model name sent to the endpoint (default $EVIDENCEPACK_MODEL)")
+    k.add_argument("--api-key", help="default $OPENAI_API_KEY")
+    k.add_argument("--timeout", type=float, default=600.0, help="seconds per HTTP call (default 600)")
+    k.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
+    k.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
+    k.add_argument("--conditions", default="flat,structured", help="comma-separated trap conditions")
+    k.add_argument("--limit", type=int, help="only the first N questions")
+    k.add_argument("--window", type=int, default=8192, help="context window to assemble for (default 8192)")
+    k.add_argument("--output-reserve", type=int, default=1024, help="tokens kept for the answer (default 1024)")
+    k.add_argument("--json", action="store_true", help="print one JSON object per request instead of a table")
+    k.add_argument("--quiet", action="store_true", help="no progress bar")
+    k.set_defaults(eval_func=cmd_tokens)
     return ev
 
 
@@ -124,7 +155,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     cache = AnswerCache(args.cache or out / "cache")
     run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
                   LLMJudge(backend, cache) if args.llm_judge else None,
-                  None if args.quiet else lambda label: progress_bar(label))
+                  None if args.quiet else lambda label: progress_bar(label), model=_count_model(args))
     rows = run.run()
     meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions),
                  trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
@@ -157,7 +188,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     cache = AnswerCache(args.cache or out / "cache")
     run = SweepRun(backend, items, sampling, cache, args.concurrency,
-                   progress=None if args.quiet else progress_bar("positions"))
+                   progress=None if args.quiet else progress_bar("positions"), model=_count_model(args))
     rows = run.run()
     meta = _meta(args, backend, sampling, task=args.task, k=" ".join(map(str, args.k)), questions=args.questions,
                  conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
@@ -172,6 +203,38 @@ def cmd_positions(args: argparse.Namespace) -> int:
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "positions.png"]), skipped),
         encoding="utf-8")
     return _finish(out, rows, cache)
+
+
+def _count_model(args: argparse.Namespace) -> Any:
+    from ..models import resolve_model
+
+    return resolve_model(args.count_model) if args.count_model else None
+
+
+def cmd_tokens(args: argparse.Namespace) -> int:
+    """Exit 0 when every request was counted exactly, 1 on any difference or failed call."""
+    from ..budget import Budget
+    from ..data import corpus as bundled
+    from ..records import load_jsonl
+    from .tokens import check_token_counts, token_table
+
+    corpus = load_jsonl(args.corpus) if args.corpus else bundled()
+    traps = load_traps(args.traps, corpus=corpus)[: args.limit or None]
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    model = _count_model(args)
+    backend = make_backend("http", base_url=args.base_url, model=args.model, api_key=args.api_key,
+                           timeout=args.timeout)
+    rows = check_token_counts(backend, traps, corpus, model, conditions=conditions,
+                              budget=Budget(context_window=args.window, output_reserve=args.output_reserve),
+                              progress=None if args.quiet else progress_bar("tokens"))
+    if args.json:
+        for r in rows:
+            print(json.dumps(r.to_dict(), ensure_ascii=False))
+    else:
+        print(f"model: {model.name} ({model.describe()['framing']}); server: {backend.model}; "
+              f"window {args.window}\n")
+        print(token_table(rows))
+    return 0 if all(r.ok for r in rows) else 1
 
 
 def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache) -> int:

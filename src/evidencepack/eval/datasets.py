@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import DatasetError
+from ..errors import DatasetError as DatasetError  # re-exported: eval's public error
 from ..records import Record
 
 TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..assemble import Assembly, assemble
+from ..budget import Budget
+from ..citations.policies import repair_prompt
 from ..records import Record
 from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
@@ -81,7 +84,7 @@ def default_validator() -> Validator | None:
     """The library's citation validator, if this version has it (imported lazily: eval must not break
     when it is absent; citation validity is then reported as n/a and the guard cannot run)."""
     try:
-        from ..citations import validate_citations  # type: ignore[import-not-found]
+        from ..citations import validate_citations
     except ImportError:
         return None
     return validate_citations
@@ -97,13 +100,8 @@ def answerable(trap: TrapQuestion, a: Assembly) -> bool | None:
 
 
 def repair_message(findings: Sequence[Mapping[str, str]]) -> str:
-    """The guard's one regeneration request: exactly what was wrong, then what to do."""
-    lines = ["Your answer has problems:"]
-    lines += [f"- {f['message']}" for f in findings if f["kind"] in GUARD_KINDS]
-    lines.append("Answer the question again. Base the answer on sources that are current and authoritative, "
-                 "cite only handles that appear in the sources, and if a source is expired, superseded or "
-                 "informal, say so instead of giving its rule as the answer.")
-    return "\n".join(lines)
+    """The guard's one regeneration request: the library's repair prompt for the guarded findings."""
+    return repair_prompt(f["message"] for f in findings if f["kind"] in GUARD_KINDS)
 
 
 def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> dict[str, Any] | None:
@@ -139,12 +137,14 @@ class TrapRun:
     validator: Validator | None = None
     llm_judge: LLMJudge | None = None
     progress: Callable[[str], Progress] | None = None
+    model: Any = None  # the target model that counts (evidencepack.models.resolve_model); None: the default
+    budget: Budget | None = None
 
     def assembly(self, trap: TrapQuestion, condition: str) -> Assembly:
         by_id = {r.id: r for r in self.corpus}
         records = [by_id[i] for i in trap.records]
-        return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY,
-                        **condition_options(condition))
+        return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY, model=self.model,
+                        budget=self.budget, **condition_options(condition))
 
     def call(self, messages: Messages) -> Completion | str:
         try:
@@ -212,7 +212,7 @@ class TrapRun:
         rows: list[dict[str, Any]] = []
         for cond in self.conditions:
             prog = self.progress(cond) if self.progress else None
-            rows += run_parallel(lambda t, c=cond: self.one(t, c), list(self.traps),
+            rows += run_parallel(partial(self.one, condition=cond), list(self.traps),
                                  concurrency=self.concurrency, progress=prog)
         return rows
 
@@ -227,6 +227,7 @@ class SweepRun:
     as_of: str = "2026-06-01"
     progress: Progress | None = None
     system: str | None = SWEEP_SYSTEM  # None: the library's default system prompt
+    model: Any = None  # the target model that counts; None: the default tokenizer
 
     def messages(self, item: SweepItem) -> tuple[Messages, int | None, int]:
         """The prompt, the seat the gold record got, and its token count."""
@@ -234,7 +235,7 @@ class SweepRun:
             msgs = [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": item.question}]
             return msgs, None, 0
         a = assemble(list(item.records), item.question, as_of=self.as_of, order=item.order, profile="minimal",
-                     conflict_notice=False, boundary_key=EVAL_KEY, system_template=self.system)
+                     conflict_notice=False, boundary_key=EVAL_KEY, system_template=self.system, model=self.model)
         if len(a.manifest) != len(item.records):
             dropped = [o.id for o in a.report.records if o.decision != "included"]
             raise ValueError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")

@@ -10,7 +10,7 @@ from functools import lru_cache
 from ..candidates import Candidate
 from .fields import PROFILES, field_value, resolve_profile, status_text
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
-from .neutralise import neutralise, neutralise_value
+from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neutralise_value
 
 MARKINGS: tuple[str, ...] = ("none", "datamark")
 
@@ -29,8 +29,8 @@ class Prepared:
     neutralised: Counter[str] = field(default_factory=Counter)
 
 
-def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: str = "none", boundary: str = ""
-            ) -> Prepared:
+def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: str = "none", boundary: str = "",
+            frame_labels: tuple[str, ...] = DEFAULT_FRAME_LABELS) -> Prepared:
     """A candidate's header values and body, neutralised. Without `boundary` the work is the same for every
     request (and cached); `guard` re-runs it with the boundary only for a record that contains the code."""
     counts: Counter[str] = Counter()
@@ -38,14 +38,20 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
     for name in profile:
         raw = field_value(cand, name)
         if raw is not None:
-            value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts)
+            if boundary:
+                value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts,
+                                         frame_labels=frame_labels)
+            else:
+                value, value_counts = _neutralised_value(raw, prefix, frame_labels)
+                counts.update(value_counts)
             if value:
                 fields.append((name, value))
     if boundary:
         body_counts: Counter[str] = Counter()
-        body = neutralise(cand.record.text, boundary=boundary, handle_prefix=prefix, counts=body_counts)
+        body = neutralise(cand.record.text, boundary=boundary, handle_prefix=prefix, counts=body_counts,
+                          frame_labels=frame_labels)
     else:
-        body, body_counts = _neutralised_text(cand.record.text, prefix)
+        body, body_counts = _neutralised_text(cand.record.text, prefix, frame_labels)
     counts.update(body_counts)
     if marking == "datamark":
         body = datamark(body)
@@ -54,13 +60,20 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
 
 def mentions(prepared: Prepared, boundary: str) -> bool:
     """Does the prepared block contain the boundary code (only a record that guessed it does)?"""
-    code = boundary.casefold()
-    return code in prepared.body.casefold() or any(code in v.casefold() for _, v in prepared.fields)
+    return contains_boundary(prepared.body, boundary) or any(contains_boundary(v, boundary) for _, v in prepared.fields)
+
+
+@lru_cache(maxsize=65_536)
+def _neutralised_value(value: str, prefix: str, frame_labels: tuple[str, ...]) -> tuple[str, Counter[str]]:
+    """Header values (documents, sections, dates) recur across records and requests: neutralise each once."""
+    counts: Counter[str] = Counter()
+    return neutralise_value(value, handle_prefix=prefix, counts=counts, frame_labels=frame_labels), counts
 
 
 @lru_cache(maxsize=16_384)
-def _neutralised_text(text: str, prefix: str) -> tuple[str, Counter[str]]:
+def _neutralised_text(text: str, prefix: str, frame_labels: tuple[str, ...] = DEFAULT_FRAME_LABELS
+                      ) -> tuple[str, Counter[str]]:
     """Neutralising is the costliest step per block and the same chunk recurs across requests, while the
     boundary changes per request: cache the boundary-free work, check for the boundary afterwards."""
     counts: Counter[str] = Counter()
-    return neutralise(text, handle_prefix=prefix, counts=counts), counts
+    return neutralise(text, handle_prefix=prefix, counts=counts, frame_labels=frame_labels), counts

@@ -58,7 +58,8 @@ def field_value(cand: Candidate, name: str) -> str | None:
         value = getattr(record, name)
         return value.isoformat() if value is not None else None
     if name in ("doc", "section", "url", "source_system", "topic", "sensitivity"):
-        return getattr(record, name)
+        found: str | None = getattr(record, name)
+        return found
     key = name.removeprefix("metadata.")
     if key not in record.metadata:
         return None

@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..errors import OptionError
 from .fields import LABELS
@@ -46,6 +47,17 @@ class Format:
     block_pattern: Callable[[str], str] | None
     delimiters: str
     separator: str = "\n\n"
+    #: Characters a delimiter can start with (the neutraliser looks for structure only there); derived from
+    #: `delimiters` when every alternative starts with a literal character.
+    delimiter_starts: str = ""
+
+    def __post_init__(self) -> None:
+        if self.delimiters and not self.delimiter_starts:
+            starts = _literal_starts(self.delimiters)
+            if starts is None:
+                raise OptionError(f"format {self.name!r}: give delimiter_starts, the characters its delimiters "
+                                  "can start with")
+            object.__setattr__(self, "delimiter_starts", starts)
 
     @property
     def has_blocks(self) -> bool:
@@ -58,6 +70,7 @@ _REGISTRY: dict[str, Format] = {}
 
 def register_format(fmt: Format) -> Format:
     _REGISTRY[fmt.name] = fmt
+    _delimiters.cache_clear()
     return fmt
 
 
@@ -70,7 +83,30 @@ def get_format(name: str) -> Format:
 
 def delimiter_pattern() -> str:
     """Every registered format's delimiters, as one alternation for the neutraliser."""
-    return "|".join(dict.fromkeys(f.delimiters for f in _REGISTRY.values() if f.delimiters))
+    return _delimiters(len(_REGISTRY))[0]
+
+
+def delimiter_starts() -> str:
+    """Every character a registered format's delimiter can start with (folded, as the neutraliser sees it)."""
+    return _delimiters(len(_REGISTRY))[1]
+
+
+@lru_cache(maxsize=1)
+def _delimiters(registered: int) -> tuple[str, str]:
+    """Computed once per registry state (cleared by `register_format`, keyed on its size for removals)."""
+    pattern = "|".join(dict.fromkeys(f.delimiters for f in _REGISTRY.values() if f.delimiters))
+    return pattern, "".join(sorted({c for f in _REGISTRY.values() for c in f.delimiter_starts.casefold()}))
+
+
+def _literal_starts(delimiters: str) -> str | None:
+    """The first character of each top-level alternative, or None when one does not start with a literal."""
+    starts = []
+    for alternative in re.split(r"(?<!\\)\|", delimiters):
+        first = alternative[:1]
+        if first in ("", "\\", "(", "[", ".", "^", "$", "?", "*", "+", "{"):
+            return None
+        starts.append(first)
+    return "".join(starts)
 
 
 def _text_segment(name: str, value: str) -> str:

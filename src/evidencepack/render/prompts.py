@@ -15,8 +15,11 @@ import secrets
 from collections.abc import Iterable
 from string import Template
 
+from ..errors import BoundaryKeyError
+
 BOUNDARY_KEY_ENV = "EVIDENCEPACK_BOUNDARY_KEY"
 _PROCESS_KEY = secrets.token_bytes(32)
+MIN_KEY_BYTES = 16
 
 CONFLICT_RULES = {
     "surface": ("When sources disagree, say so in your answer: name the handles on each side and say "
@@ -54,16 +57,27 @@ def boundary_code(material: Iterable[bytes], key: bytes | str | None = None) -> 
     """`ep` and 16 decimal digits from HMAC-SHA256(key, material). Same key and input give the same code (prompt
     caches and byte-identical output keep working); a record author, who lacks the key, cannot predict
     it, and a record that embeds a code it once saw changes the material and so the code. The key comes
-    from the argument, else $EVIDENCEPACK_BOUNDARY_KEY, else a random per-process key."""
-    if key is None:
-        key = os.environ.get(BOUNDARY_KEY_ENV) or _PROCESS_KEY
-    if isinstance(key, str):
-        key = key.encode("utf-8")
-    mac = hmac.new(key, digestmod=hashlib.sha256)
+    from the argument, else $EVIDENCEPACK_BOUNDARY_KEY (an empty value counts as unset), else a random
+    per-process key; a key shorter than `MIN_KEY_BYTES` is refused."""
+    mac = hmac.new(_boundary_key(key), digestmod=hashlib.sha256)
     for part in material:
         mac.update(len(part).to_bytes(8, "big"))  # length-prefixed: no two inputs share a byte stream
         mac.update(part)
     return "ep" + str(int.from_bytes(mac.digest()[:8], "big") % 10**16).zfill(16)
+
+
+def _boundary_key(key: bytes | str | None) -> bytes:
+    source = "boundary_key"
+    if key is None:
+        key, source = os.environ.get(BOUNDARY_KEY_ENV) or _PROCESS_KEY, f"${BOUNDARY_KEY_ENV}"
+    if isinstance(key, str):
+        key = key.encode("utf-8", "surrogatepass")
+    if not isinstance(key, bytes | bytearray):
+        raise BoundaryKeyError(f"{source} must be bytes or str, not {type(key).__name__}")
+    if len(key) < MIN_KEY_BYTES:
+        raise BoundaryKeyError(f"{source} is {len(key)} bytes; use at least {MIN_KEY_BYTES} (a random 32-byte "
+                               "secret is best)")
+    return bytes(key)
 
 
 def system_prompt(template: str | Template | None, *, boundary: str, as_of: str, prefix: str,

@@ -1,0 +1,157 @@
+"""The one way to read an assembly for citation checks: an `Assembly`, its `to_dict()`, or the CLI's JSON.
+
+Everything downstream (validation, policies, resolution, streaming) works on the typed `SourceIndex` this
+module builds, so a crafted or damaged JSON file is rejected here, once, with an `AssemblyFormatError` that
+names the field (never its value), instead of surfacing later as a KeyError or AttributeError.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import AssemblyFormatError
+from .handles import Grammar
+
+WEAK_AUTHORITIES = ("informal", "superseded")
+ABOVE_CLEARANCE = "above_clearance"
+SCHEMA_PREFIX = "evidencepack.assembly/"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A manifest entry: where a handle points. Only these server-side fields ever become link targets."""
+
+    handle: str
+    id: str
+    status: str | None
+    authority: str | None
+    doc: str | None = None
+    section: str | None = None
+    url: str | None = None
+
+    @property
+    def weak(self) -> bool:
+        """Expired, not yet valid, superseded or informal: context, not support."""
+        return self.status != "current" or self.authority in WEAK_AUTHORITIES
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What the assembler did with one input record."""
+
+    id: str
+    decision: str  # "included" means it has a handle; anything else means the model never saw it as such
+    reason: str | None = None
+    duplicate_of: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class SourceIndex:
+    """What the validator needs from an assembly: the handle prefix, the manifest and every record's fate."""
+
+    prefix: str
+    sources: Mapping[str, Source]  # handle -> manifest entry
+    fates: Mapping[str, Fate]  # record id -> what happened to it
+    handle_of: Mapping[str, str]  # record id -> handle, for included records
+
+    @classmethod
+    def of(cls, assembly: Any) -> SourceIndex:
+        return read_assembly(assembly)
+
+    @cached_property
+    def grammar(self) -> Grammar:
+        """Record ids are recognised (to be reported) except those above the caller's clearance: a finding
+        about such an id would confirm to the model, and to whoever reads the findings, that it exists."""
+        return Grammar(self.prefix, frozenset(i for i, f in self.fates.items() if f.reason != ABOVE_CLEARANCE))
+
+
+def read_assembly(assembly: Any) -> SourceIndex:
+    """A `SourceIndex` from an `Assembly`, its `to_dict()`, or a `SourceIndex` (returned as is)."""
+    if isinstance(assembly, SourceIndex):
+        return assembly
+    if isinstance(assembly, Mapping):
+        return _read(assembly)
+    to_dict = getattr(assembly, "to_dict", None)
+    if callable(to_dict) and hasattr(assembly, "manifest"):
+        data = to_dict()
+        if isinstance(data, Mapping):
+            return _read(data)
+    raise AssemblyFormatError(f"expected an evidencepack Assembly or its JSON object, got {type(assembly).__name__}")
+
+
+def _fail(where: str, what: str) -> AssemblyFormatError:
+    return AssemblyFormatError(f"not an evidencepack assembly: {where} {what}")
+
+
+def _list(data: Mapping[str, Any], key: str, where: str) -> Sequence[Any]:
+    if key not in data:
+        raise _fail(where, "is missing")
+    value = data[key]
+    if not isinstance(value, list | tuple):
+        raise _fail(where, "must be a list")
+    return value
+
+
+def _str(entry: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+    value = entry.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value):
+        raise _fail(f"{where}.{key}", "must be a non-empty string" if required else "must be a string or null")
+    return value
+
+
+def _read(data: Mapping[str, Any]) -> SourceIndex:
+    schema = data.get("schema")
+    if schema is not None and not (isinstance(schema, str) and schema.startswith(SCHEMA_PREFIX)):
+        raise _fail("schema", f"must start with {SCHEMA_PREFIX!r}")
+    prefix = data.get("handle_prefix", "S")
+    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z]{1,16}", prefix):
+        raise _fail("handle_prefix", "must be 1 to 16 ASCII letters")
+    report = data.get("report")
+    if not isinstance(report, Mapping):
+        raise _fail("report", "is missing or not an object")
+
+    fates: dict[str, Fate] = {}
+    for i, entry in enumerate(_list(report, "records", "report.records")):
+        where = f"report.records[{i}]"
+        if not isinstance(entry, Mapping):
+            raise _fail(where, "must be an object")
+        record_id = _str(entry, "id", where, required=True)
+        decision = _str(entry, "decision", where, required=True)
+        assert record_id is not None and decision is not None
+        fate = Fate(record_id, decision, _str(entry, "reason", where), _str(entry, "duplicate_of", where))
+        if record_id in fates:
+            # With on_invalid="drop" a repeated id is reported once more, as a duplicate of itself; the
+            # copy that was kept decides what citing the id means. Any other repetition is not ours.
+            if fate.reason != "duplicate" or fate.duplicate_of != record_id:
+                raise _fail(where, "repeats an id")
+            continue
+        fates[record_id] = fate
+
+    handle = re.compile(re.escape(prefix) + r"[1-9][0-9]{0,8}")
+    sources: dict[str, Source] = {}
+    handle_of: dict[str, str] = {}
+    for i, entry in enumerate(_list(data, "manifest", "manifest")):
+        where = f"manifest[{i}]"
+        if not isinstance(entry, Mapping):
+            raise _fail(where, "must be an object")
+        h = _str(entry, "handle", where, required=True)
+        record_id = _str(entry, "id", where, required=True)
+        assert h is not None and record_id is not None
+        if not handle.fullmatch(h):
+            raise _fail(f"{where}.handle", f"must be {prefix} followed by a number")
+        if h in sources or record_id in handle_of:
+            raise _fail(where, "repeats a handle or id")
+        known = fates.get(record_id)
+        if known is None or known.decision != "included":
+            raise _fail(where, "has no included record in report.records")
+        sources[h] = Source(h, record_id, _str(entry, "status", where), _str(entry, "authority", where),
+                            _str(entry, "doc", where), _str(entry, "section", where), _str(entry, "url", where))
+        handle_of[record_id] = h
+    return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of))

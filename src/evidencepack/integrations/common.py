@@ -1,0 +1,237 @@
+"""What every integration shares, with no framework imported: forgiving assembly, and the
+answer -> validate -> regenerate loop (plain, async and streaming) around any chat call.
+
+A framework component must not fail a user's request because one retrieved chunk is blank or came twice,
+and must not let such a chunk vanish either: `assemble_lenient` reports each one in the assembly's report
+(`invalid_record`, `empty_text`, `duplicate` with `duplicate_of`) and notes every field value it left out.
+
+The loop is provider-neutral: give it a function from chat messages (OpenAI-style dicts) to the answer text,
+or to an iterable of text chunks when streaming. It regenerates only on the findings you choose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from ..assemble import Assembly, ManifestEntry, assemble
+from ..citations import (
+    SEVERITIES,
+    Finding,
+    SourceIndex,
+    StreamValidator,
+    Verdict,
+    repair_instruction,
+    resolve,
+    validate_citations,
+)
+from ..errors import OptionError
+from ..records import Record
+
+OnInvalid = Literal["raise", "drop"]
+Severity = Literal["off", "warn", "error"]
+#: Findings that trigger a regeneration unless the caller chooses others: a handle never sent, a dropped
+#: source cited by id, a claim resting only on stale or informal sources.
+REGENERATE_ON: tuple[str, ...] = ("unknown_handle", "excluded_source", "stale_only")
+
+
+class ChatMessage(TypedDict):
+    """One OpenAI-style chat message; the shape every provider helper converts from."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+# -- forgiving assembly --------------------------------------------------------------------------------
+
+
+def assemble_lenient(records: Iterable[Record | Mapping[str, Any]], question: str, *,
+                     on_invalid: OnInvalid = "drop", **kwargs: Any) -> Assembly:
+    """`assemble` with `on_invalid="drop"` by default: a bad or repeated record is reported (`invalid_record`,
+    `empty_text`, `duplicate` with `duplicate_of`) and an unusable field value is left out with a note in
+    `Outcome.notes`, instead of failing the request. The one entry point every component uses."""
+    return assemble(records, question, on_invalid=on_invalid, **kwargs)
+
+
+# -- answering ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The final answer, its verdict, and the manifest entries it cites (resolved server-side)."""
+
+    answer: str
+    verdict: Verdict
+    sources: tuple[ManifestEntry, ...]
+    attempts: int  # regenerations after the first answer
+    assembly: Assembly
+
+    def resolved(self, style: Literal["links", "footnotes"] = "links") -> str:
+        """The answer with its handles turned into links or footnotes from the manifest."""
+        return resolve(self.answer, self.assembly, style=style)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
+                "sources": [s.to_dict() for s in self.sources]}
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A piece of answer text as it streams; `attempt` 0 is the first answer, 1 the first regeneration."""
+
+    text: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """A citation problem found while the answer streams (e.g. a handle never sent)."""
+
+    finding: Finding
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Done:
+    result: Answered
+
+
+Event = Delta | Flagged | Done
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How answers are checked and when a new one is asked for."""
+
+    attempts: int = 2
+    regenerate_on: tuple[str, ...] = REGENERATE_ON
+    uncited: Severity = "warn"
+    stale_only: Severity = "error"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.attempts, int) or self.attempts < 0:
+            raise OptionError(f"attempts must be an integer >= 0, got {self.attempts!r}")
+        known = set(SEVERITIES)
+        unknown = set(self.regenerate_on) - known
+        if unknown:
+            raise OptionError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
+
+    def validate(self, answer: str, index: SourceIndex) -> Verdict:
+        return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only)
+
+    def retry(self, verdict: Verdict) -> bool:
+        return any(f.severity == "error" and f.kind in self.regenerate_on for f in verdict.findings)
+
+
+def chat_messages(assembly: Assembly) -> list[ChatMessage]:
+    return [{"role": "system", "content": assembly.system}, {"role": "user", "content": assembly.user}]
+
+
+def repair(messages: list[ChatMessage], answer: str, verdict: Verdict, prefix: str) -> list[ChatMessage]:
+    """The conversation for a regeneration: the answer as the model gave it, then exactly what was wrong."""
+    return [*messages, {"role": "assistant", "content": answer},
+            {"role": "user", "content": repair_instruction(verdict)}]
+
+
+def finish(assembly: Assembly, answer: str, verdict: Verdict, attempts: int, index: SourceIndex) -> Answered:
+    sources = tuple(entry for rid in verdict.cited_ids
+                    if (entry := assembly.handle(index.handle_of[rid])) is not None)
+    return Answered(answer, verdict, sources, attempts, assembly)
+
+
+def answer(assembly: Assembly, complete: Callable[[list[ChatMessage]], str], *,
+           policy: Policy | None = None) -> Answered:
+    """Ask, validate, and regenerate while the verdict has a chosen finding and attempts remain."""
+    policy = policy or Policy()
+    index = SourceIndex.of(assembly)
+    messages = chat_messages(assembly)
+    text = complete(messages)
+    verdict, used = policy.validate(text, index), 0
+    while policy.retry(verdict) and used < policy.attempts:
+        messages = repair(messages, text, verdict, assembly.handle_prefix)
+        text = complete(messages)
+        used += 1
+        verdict = policy.validate(text, index)
+    return finish(assembly, text, verdict, used, index)
+
+
+async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]], Awaitable[str]], *,
+                       policy: Policy | None = None) -> Answered:
+    """`answer` for an async chat call."""
+    policy = policy or Policy()
+    index = SourceIndex.of(assembly)
+    messages = chat_messages(assembly)
+    text = await complete(messages)
+    verdict, used = policy.validate(text, index), 0
+    while policy.retry(verdict) and used < policy.attempts:
+        messages = repair(messages, text, verdict, assembly.handle_prefix)
+        text = await complete(messages)
+        used += 1
+        verdict = policy.validate(text, index)
+    return finish(assembly, text, verdict, used, index)
+
+
+class _Attempt:
+    """One streamed attempt: chunks in, `Delta` and `Flagged` events out; at the end either `Done` or the
+    conversation for the next attempt. Shared by the sync and async streams, which differ only in how
+    they iterate."""
+
+    def __init__(self, assembly: Assembly, index: SourceIndex, policy: Policy, used: int) -> None:
+        self.assembly, self.index, self.policy, self.used = assembly, index, policy, used
+        self.validator = StreamValidator(index, uncited=policy.uncited, stale_only=policy.stale_only)
+        self.parts: list[str] = []
+
+    def feed(self, chunk: str) -> list[Event]:
+        if not chunk:
+            return []
+        self.parts.append(chunk)
+        return [Delta(chunk, self.used), *(Flagged(f, self.used) for f in self.validator.feed(chunk))]
+
+    def end(self, messages: list[ChatMessage]) -> Done | list[ChatMessage]:
+        text, verdict = "".join(self.parts), self.validator.close()
+        if not self.policy.retry(verdict) or self.used >= self.policy.attempts:
+            return Done(finish(self.assembly, text, verdict, self.used, self.index))
+        return repair(messages, text, verdict, self.assembly.handle_prefix)
+
+
+def answer_stream(assembly: Assembly, stream: Callable[[list[ChatMessage]], Iterable[str]], *,
+                  policy: Policy | None = None) -> Iterator[Event]:
+    """Stream the answer as `Delta`s, report citation problems as `Flagged` the moment they complete, and
+    end with `Done`. A regeneration streams too, as the next `attempt`: a display should start over."""
+    policy = policy or Policy()
+    index, messages, used = SourceIndex.of(assembly), chat_messages(assembly), 0
+    while True:
+        attempt = _Attempt(assembly, index, policy, used)
+        for chunk in stream(messages):
+            yield from attempt.feed(chunk)
+        outcome = attempt.end(messages)
+        if isinstance(outcome, Done):
+            yield outcome
+            return
+        messages, used = outcome, used + 1
+
+
+async def answer_stream_async(assembly: Assembly, stream: Callable[[list[ChatMessage]], AsyncIterable[str]], *,
+                              policy: Policy | None = None) -> AsyncIterator[Event]:
+    """`answer_stream` for an async stream of text chunks."""
+    policy = policy or Policy()
+    index, messages, used = SourceIndex.of(assembly), chat_messages(assembly), 0
+    while True:
+        attempt = _Attempt(assembly, index, policy, used)
+        async for chunk in stream(messages):
+            for event in attempt.feed(chunk):
+                yield event
+        outcome = attempt.end(messages)
+        if isinstance(outcome, Done):
+            yield outcome
+            return
+        messages, used = outcome, used + 1
+
+
+def result_of(events: Iterable[Event]) -> Answered:
+    """Drain a stream of events and return the final result."""
+    for event in events:
+        if isinstance(event, Done):
+            return event.result
+    raise RuntimeError("stream ended without a result")  # pragma: no cover - answer_stream always ends in Done

@@ -1,0 +1,168 @@
+"""Haystack (2.x and later): an assembly component and a citation-validation component, both serialisable.
+
+    pipe = Pipeline()
+    pipe.add_component("retriever", retriever)
+    pipe.add_component("pack", EvidencePackAssembler(as_of="2026-06-01"))
+    pipe.add_component("llm", OpenAIChatGenerator())
+    pipe.add_component("check", CitationValidator())
+    pipe.connect("retriever.documents", "pack.documents")
+    pipe.connect("pack.messages", "llm.messages")
+    pipe.connect("llm.replies", "check.replies")
+    pipe.connect("pack.assembly", "check.assembly")
+
+`EvidencePackAssembler` turns documents and a question into chat messages plus the assembly (as JSON-ready
+data, so it travels between components); bad or repeated documents are reported in its report, not raised.
+`cited_pipeline(retriever, chat_generator, as_of=…)` wires the four above in one call.
+`CitationValidator` checks the reply, and, given a `chat_generator`, asks it again on the findings you
+choose. A pipeline with both survives `dumps()` / `loads(..., allowed_modules=["evidencepack"])`.
+Needs `pip install 'evidencepack[haystack]'`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from . import IntegrationInputError, missing_extra
+
+try:
+    from haystack import Document, Pipeline, component, default_from_dict, default_to_dict
+    from haystack.core.serialization import component_to_dict
+    from haystack.dataclasses import ChatMessage as HSMessage
+    from haystack.utils import deserialize_chatgenerator_inplace
+except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
+    raise missing_extra("haystack-ai", "haystack") from err
+
+from ..adapters import ScoreKind, haystack_dicts
+from ..budget import Budget
+from ..citations import SourceIndex
+from .common import REGENERATE_ON, ChatMessage, OnInvalid, Policy, Severity, assemble_lenient, repair
+
+__all__ = ["CitationValidator", "EvidencePackAssembler", "cited_pipeline", "to_chat_messages"]
+
+
+def to_chat_messages(messages: list[ChatMessage]) -> list[HSMessage]:
+    """OpenAI-style dicts as Haystack chat messages, text passed as it is (no template)."""
+    make = {"system": HSMessage.from_system, "user": HSMessage.from_user, "assistant": HSMessage.from_assistant}
+    return [make[m["role"]](m["content"]) for m in messages]
+
+
+@component
+class EvidencePackAssembler:
+    """Documents + question -> `messages` (for a chat generator), `prompt`, `assembly` (JSON-ready dict) and
+    the included `documents` in handle order. Keyword options are `assemble`'s, JSON-simple values only;
+    `budget` is a dict of `Budget` fields."""
+
+    def __init__(self, as_of: str, *, budget: dict[str, Any] | None = None, on_invalid: OnInvalid = "drop",
+                 score_kind: ScoreKind = "similarity", options: dict[str, Any] | None = None) -> None:
+        self.as_of = as_of
+        self.budget = budget
+        self.on_invalid = on_invalid
+        self.score_kind = score_kind
+        self.options = options or {}
+        Budget(**(budget or {}))  # a bad budget fails when the pipeline is built, not at the first query
+
+    @component.output_types(messages=list[HSMessage], prompt=str, assembly=dict[str, Any],
+                            documents=list[Document])
+    def run(self, documents: list[Document], question: str) -> dict[str, Any]:
+        dicts = haystack_dicts(documents, score_kind=self.score_kind)
+        assembly = assemble_lenient(dicts, question, as_of=self.as_of, on_invalid=self.on_invalid,
+                                    budget=Budget(**(self.budget or {})), **self.options)
+        by_id: dict[str, Document] = {}
+        for doc, data in zip(documents, dicts):
+            by_id.setdefault(str(data["id"]), doc)
+        return {
+            "messages": [HSMessage.from_system(assembly.system), HSMessage.from_user(assembly.user)],
+            "prompt": assembly.prompt,
+            "assembly": assembly.to_dict(),
+            "documents": [by_id[m.id] for m in assembly.manifest if m.id in by_id],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return default_to_dict(self, as_of=self.as_of, budget=self.budget, on_invalid=self.on_invalid,
+                               score_kind=self.score_kind, options=self.options)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvidencePackAssembler:
+        return default_from_dict(cls, data)
+
+
+@component
+class CitationValidator:
+    """Check a reply's citations against the assembly it answers. Outputs the `answer`, `valid`, the
+    `verdict` (dict), the answer with citations `resolved` to links or footnotes, the cited manifest
+    entries as `sources`, and `attempts`. With a `chat_generator`, a reply with a finding listed in
+    `regenerate_on` is sent back with exactly what was wrong, at most `attempts` times."""
+
+    def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
+                 chat_generator: Any = None, attempts: int = 2,
+                 regenerate_on: list[str] | None = None) -> None:
+        if resolve not in ("links", "footnotes"):
+            raise IntegrationInputError(f"resolve must be links or footnotes, got {resolve!r}")
+        self.uncited: Severity = uncited
+        self.stale_only: Severity = stale_only
+        self.resolve = resolve
+        self.chat_generator = chat_generator
+        self.attempts = attempts
+        self.regenerate_on = list(regenerate_on if regenerate_on is not None else REGENERATE_ON)
+        self.policy = Policy(attempts, tuple(self.regenerate_on), uncited, stale_only)
+
+    def warm_up(self) -> None:
+        if self.chat_generator is not None and hasattr(self.chat_generator, "warm_up"):
+            self.chat_generator.warm_up()
+
+    @component.output_types(answer=str, valid=bool, verdict=dict[str, Any], resolved=str,
+                            sources=list[dict[str, Any]], attempts=int)
+    def run(self, replies: list[HSMessage], assembly: dict[str, Any]) -> dict[str, Any]:
+        from ..citations import resolve
+
+        if not replies:
+            raise IntegrationInputError("CitationValidator got no replies to check")
+        index = SourceIndex.of(assembly)
+        prefix = index.prefix
+        text = replies[0].text or ""
+        verdict = self.policy.validate(text, index)
+        messages: list[ChatMessage] = [{"role": m["role"], "content": m["content"]}
+                                       for m in assembly.get("messages", [])]
+        used = 0
+        while self.chat_generator is not None and self.policy.retry(verdict) and used < self.attempts:
+            messages = repair(messages, text, verdict, prefix)
+            out = self.chat_generator.run(messages=to_chat_messages(messages))
+            text = out["replies"][0].text or ""
+            used += 1
+            verdict = self.policy.validate(text, index)
+        sources = [asdict(index.sources[index.handle_of[rid]]) for rid in verdict.cited_ids]
+        return {"answer": text, "valid": verdict.valid, "verdict": verdict.to_dict(),
+                "resolved": resolve(text, index, style="footnotes" if self.resolve == "footnotes" else "links"),
+                "sources": sources, "attempts": used}
+
+    def to_dict(self) -> dict[str, Any]:
+        generator = component_to_dict(self.chat_generator, "chat_generator") if self.chat_generator else None
+        return default_to_dict(self, uncited=self.uncited, stale_only=self.stale_only, resolve=self.resolve,
+                               chat_generator=generator, attempts=self.attempts, regenerate_on=self.regenerate_on)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CitationValidator:
+        params = data.get("init_parameters", {})
+        if params.get("chat_generator"):
+            deserialize_chatgenerator_inplace(params, key="chat_generator")
+        return default_from_dict(cls, data)
+
+
+def cited_pipeline(retriever: Any, chat_generator: Any, *, as_of: str, regenerate: bool = True,
+                   assembler: dict[str, Any] | None = None, validator: dict[str, Any] | None = None) -> Pipeline:
+    """retriever -> "pack" -> "llm" -> "check", as an ordinary (serialisable) Pipeline. Run it with
+    `{"retriever": {"query": q}, "pack": {"question": q}}`; read `out["check"]`. With `regenerate`, the
+    validator asks the same generator again on the chosen findings. `assembler` and `validator` are
+    keyword arguments for the two components."""
+    pipe = Pipeline()
+    pipe.add_component("retriever", retriever)
+    pipe.add_component("pack", EvidencePackAssembler(as_of=as_of, **(assembler or {})))
+    pipe.add_component("llm", chat_generator)
+    pipe.add_component("check", CitationValidator(chat_generator=chat_generator if regenerate else None,
+                                                  **(validator or {})))
+    pipe.connect("retriever.documents", "pack.documents")
+    pipe.connect("pack.messages", "llm.messages")
+    pipe.connect("llm.replies", "check.replies")
+    pipe.connect("pack.assembly", "check.assembly")
+    return pipe

@@ -1,0 +1,183 @@
+"""LangChain: a Runnable that assembles retrieved documents into the prompt, and a chain that answers,
+validates citations and regenerates, streaming included.
+
+    prompt = EvidencePrompt(as_of="2026-06-01")                  # {"documents", "question"} -> prompt
+    chain = {"documents": retriever, "question": RunnablePassthrough()} | prompt | llm
+    cited = cited_chain(llm, retriever=retriever, as_of="2026-06-01")
+    cited.invoke("Does unused PTO carry over?")                  # -> Answered (answer, verdict, sources)
+    for event in cited.stream("…"): ...                          # Delta / Flagged / Done
+
+The prompt is a `ChatPromptValue` of `SystemMessage` + `HumanMessage` built from the assembly's strings:
+record text never passes through a prompt template, so braces in a record stay braces. Bad or repeated
+documents are reported in `prompt.assembly.report`, not raised. Needs `pip install 'evidencepack[langchain]'`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict
+
+from . import IntegrationInputError, missing_extra
+
+try:
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+    from langchain_core.prompt_values import ChatPromptValue
+    from langchain_core.runnables import Runnable, RunnableConfig
+except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
+    raise missing_extra("langchain-core", "langchain") from err
+
+from ..adapters import ScoreKind, langchain_dicts
+from ..assemble import Assembly
+from ..records import Record
+from .common import (
+    REGENERATE_ON,
+    Answered,
+    ChatMessage,
+    Event,
+    OnInvalid,
+    Policy,
+    Severity,
+    answer,
+    answer_async,
+    answer_stream,
+    answer_stream_async,
+    assemble_lenient,
+)
+
+__all__ = ["AssembledPrompt", "CitedChain", "EvidencePrompt", "cited_chain", "records_from", "to_messages"]
+
+
+class ChainInput(TypedDict):
+    documents: Sequence[Any]
+    question: str
+
+
+class AssembledPrompt(ChatPromptValue):
+    """What a chat model takes (`to_messages()`), carrying the assembly it was built from."""
+
+    assembly: Any = None
+
+
+def to_messages(assembly: Assembly) -> list[BaseMessage]:
+    """The assembly as LangChain messages, strings passed as they are (no template, no brace parsing)."""
+    return [SystemMessage(content=assembly.system), HumanMessage(content=assembly.user)]
+
+
+def records_from(documents: Iterable[Any], *, score_kind: ScoreKind = "similarity") -> list[Any]:
+    """LangChain documents or `(document, score)` pairs as record dicts; dicts and `Record`s pass through."""
+    items = list(documents)
+    native = [d for d in items if not isinstance(d, Record | Mapping)]
+    converted = iter(langchain_dicts(native, score_kind=score_kind))
+    return [d if isinstance(d, Record | Mapping) else next(converted) for d in items]
+
+
+class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
+    """`{"documents": [...], "question": "..."}` -> `AssembledPrompt`. Keyword arguments are `assemble`'s
+    (`as_of` is required); `on_invalid="drop"` (default) reports bad documents instead of raising."""
+
+    def __init__(self, *, as_of: Any, on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                 **assemble_kwargs: Any) -> None:
+        self.as_of = as_of
+        self.on_invalid = on_invalid
+        self.score_kind = score_kind
+        self.assemble_kwargs = assemble_kwargs
+
+    def assemble(self, documents: Iterable[Any], question: str) -> Assembly:
+        return assemble_lenient(records_from(documents, score_kind=self.score_kind), question, as_of=self.as_of,
+                                on_invalid=self.on_invalid, **self.assemble_kwargs)
+
+    def invoke(self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any) -> AssembledPrompt:
+        documents, question = _unpack(input)
+        assembly = self.assemble(documents, question)
+        return AssembledPrompt(messages=to_messages(assembly), assembly=assembly)
+
+
+class CitedChain(Runnable[Any, Answered]):
+    """Assemble, ask `llm`, validate the citations, regenerate on chosen findings. Input: a question (with a
+    retriever) or `{"documents", "question"}`. `invoke` returns `Answered`; `stream` yields `Delta`, `Flagged`
+    and a final `Done` (a regeneration streams as the next `attempt`)."""
+
+    def __init__(self, llm: Runnable[Any, Any], prompt: EvidencePrompt, policy: Policy,
+                 retriever: Runnable[str, Sequence[Any]] | None = None) -> None:
+        self.llm = llm
+        self.prompt = prompt
+        self.policy = policy
+        self.retriever = retriever
+
+    def _assembly(self, input: Any, config: RunnableConfig | None) -> Assembly:
+        if isinstance(input, str):
+            if self.retriever is None:
+                raise IntegrationInputError("a bare question needs a retriever; else pass "
+                                            "{'documents': ..., 'question': ...}")
+            return self.prompt.assemble(self.retriever.invoke(input, config), input)
+        documents, question = _unpack(input)
+        return self.prompt.assemble(documents, question)
+
+    async def _aassembly(self, input: Any, config: RunnableConfig | None) -> Assembly:
+        if isinstance(input, str) and self.retriever is not None:
+            return self.prompt.assemble(await self.retriever.ainvoke(input, config), input)
+        return self._assembly(input, config)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+        assembly = self._assembly(input, config)
+        return answer(assembly, lambda m: _text(self.llm.invoke(_lc(m), config)), policy=self.policy)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+        assembly = await self._aassembly(input, config)
+
+        async def complete(messages: list[ChatMessage]) -> str:
+            return _text(await self.llm.ainvoke(_lc(messages), config))
+
+        return await answer_async(assembly, complete, policy=self.policy)
+
+    def stream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
+               **kwargs: Any) -> Iterator[Event]:
+        assembly = self._assembly(input, config)
+
+        def chunks(messages: list[ChatMessage]) -> Iterator[str]:
+            for chunk in self.llm.stream(_lc(messages), config):
+                yield _text(chunk)
+
+        yield from answer_stream(assembly, chunks, policy=self.policy)
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
+                      **kwargs: Any) -> AsyncIterator[Event]:
+        assembly = await self._aassembly(input, config)
+
+        async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
+            async for chunk in self.llm.astream(_lc(messages), config):
+                yield _text(chunk)
+
+        async for event in answer_stream_async(assembly, chunks, policy=self.policy):
+            yield event
+
+
+def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,
+                attempts: int = 2, regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
+                stale_only: Severity = "error", on_invalid: OnInvalid = "drop",
+                score_kind: ScoreKind = "similarity", **assemble_kwargs: Any) -> CitedChain:
+    """A `CitedChain` around a chat model (any Runnable from messages to a message or a string)."""
+    prompt = EvidencePrompt(as_of=as_of, on_invalid=on_invalid, score_kind=score_kind, **assemble_kwargs)
+    return CitedChain(llm, prompt, Policy(attempts, tuple(regenerate_on), uncited, stale_only), retriever)
+
+
+def _unpack(input: Any) -> tuple[Sequence[Any], str]:
+    if not isinstance(input, Mapping) or "documents" not in input or not isinstance(input.get("question"), str):
+        raise IntegrationInputError("expected {'documents': [...], 'question': '...'}")
+    return input["documents"], input["question"]
+
+
+def _lc(messages: Sequence[ChatMessage]) -> list[BaseMessage]:
+    kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [kinds[m["role"]](content=m["content"]) for m in messages]
+
+
+def _text(output: Any) -> str:
+    """A chat model's message or chunk as text (text blocks only), or a plain string model's output."""
+    if isinstance(output, BaseMessage):
+        content = output.content
+        if isinstance(content, str):
+            return content
+        return "".join(part if isinstance(part, str) else str(part.get("text", ""))
+                       for part in content if isinstance(part, str) or part.get("type") == "text")
+    return str(output)

@@ -1,0 +1,142 @@
+"""The Haystack components in a real haystack-ai Pipeline with a scripted chat generator (no network)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("haystack")
+
+from haystack import Document, Pipeline, component, default_from_dict, default_to_dict  # noqa: E402
+from haystack.dataclasses import ChatMessage  # noqa: E402
+
+from evidencepack.errors import EvidencepackError  # noqa: E402
+from evidencepack.integrations.haystack import (  # noqa: E402
+    CitationValidator,
+    EvidencePackAssembler,
+    cited_pipeline,
+)
+from fake_llm import pieces  # noqa: E402
+from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNKNOWN  # noqa: E402
+
+SEEN: list[list[ChatMessage]] = []
+
+
+@component
+class ScriptedGenerator:
+    """Replies in order (the last repeats); every message list it receives is kept in SEEN."""
+
+    def __init__(self, replies: list[str]):
+        self.replies = list(replies)
+        self._left = list(replies)
+
+    @component.output_types(replies=list[ChatMessage])
+    def run(self, messages: list[ChatMessage]):
+        SEEN.append(messages)
+        text = self._left.pop(0) if len(self._left) > 1 else self._left[0]
+        assert "".join(pieces(text)) == text
+        return {"replies": [ChatMessage.from_assistant(text)]}
+
+    def to_dict(self):
+        return default_to_dict(self, replies=self.replies)
+
+    @classmethod
+    def from_dict(cls, data):
+        return default_from_dict(cls, data)
+
+
+@component
+class Fixed:
+    """A retriever that always returns the same documents (kept as dicts, so it serialises)."""
+
+    def __init__(self, docs: list[dict]):
+        self.docs = docs
+
+    @component.output_types(documents=list[Document])
+    def run(self, query: str):
+        return {"documents": [Document.from_dict(d) for d in self.docs]}
+
+
+def documents():
+    return [Document(id=r["id"], content=r["text"], meta={k: v for k, v in r.items() if k not in ("id", "text")},
+                     score=s) for s, r in zip((0.9, 0.8, 0.7), RECORDS)]
+
+
+def pipeline(replies, *, regenerate=False, docs=None):
+    pipe = Pipeline()
+    pipe.add_component("retriever", Fixed([d.to_dict() for d in docs or documents()]))
+    pipe.add_component("pack", EvidencePackAssembler(as_of=AS_OF, budget={"context_window": 4096},
+                                                     options={"order": "ranked"}))
+    pipe.add_component("llm", ScriptedGenerator(replies))
+    again = ScriptedGenerator(replies[1:]) if regenerate else None
+    pipe.add_component("check", CitationValidator(chat_generator=again))
+    pipe.connect("retriever.documents", "pack.documents")
+    pipe.connect("pack.messages", "llm.messages")
+    pipe.connect("llm.replies", "check.replies")
+    pipe.connect("pack.assembly", "check.assembly")
+    return pipe
+
+
+def run(pipe):
+    return pipe.run({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}},
+                    include_outputs_from={"pack"})
+
+
+def test_pipeline_answers_and_validates():
+    SEEN.clear()
+    out = run(pipeline([GOOD]))
+    check = out["check"]
+    assert check["answer"] == GOOD and check["valid"] and check["attempts"] == 0
+    assert [s["id"] for s in check["sources"]] == ["hb-2025"]
+    assert "https://hr.example/5-2" in check["resolved"]
+    assert [d.id for d in out["pack"]["documents"]] == ["hb-2025", "hb-2024", "slack-2023"]
+    assert "{question} and it carries over }" in SEEN[0][1].text  # braces reach the model as they are
+
+
+def test_invalid_reply_without_generator_is_reported_and_with_one_regenerated():
+    assert not run(pipeline([UNKNOWN]))["check"]["valid"]
+    SEEN.clear()
+    check = run(pipeline([UNKNOWN, GOOD], regenerate=True))["check"]
+    assert check["answer"] == GOOD and check["valid"] and check["attempts"] == 1
+    assert "[S9] was not in the prompt" in SEEN[-1][-1].text
+
+
+def test_content_none_and_duplicates_are_reported_not_raised():
+    docs = documents() + [Document(id="empty", content=None), documents()[0]]
+    out = run(pipeline([GOOD], docs=docs))
+    records = out["pack"]["assembly"]["report"]["records"]
+    assert {(r["id"], r["reason"]) for r in records if r["decision"] == "dropped"} == {
+        ("empty", "empty_text"), ("hb-2025", "duplicate")}
+    assert len(records) == len(docs)
+
+
+def test_pipeline_survives_dumps_and_loads():
+    pipe = pipeline([UNKNOWN, GOOD], regenerate=True)
+    text = pipe.dumps()
+    loaded = Pipeline.loads(text, allowed_modules=["evidencepack", "test_haystack"])
+    before, after = pipe.to_dict(), loaded.to_dict()
+    assert after["components"] == before["components"]
+    assert sorted(map(str, after["connections"])) == sorted(map(str, before["connections"]))
+    pack = loaded.get_component("pack")
+    assert (pack.as_of, pack.budget, pack.options) == (AS_OF, {"context_window": 4096}, {"order": "ranked"})
+    check = run(loaded)["check"]
+    assert check["answer"] == GOOD and check["attempts"] == 1
+
+
+def test_bad_settings_fail_early():
+    with pytest.raises(EvidencepackError):
+        CitationValidator(resolve="pdf")
+    with pytest.raises((EvidencepackError, TypeError)):
+        EvidencePackAssembler(as_of=AS_OF, budget={"context_window": -5})
+
+
+def test_cited_pipeline_in_one_call_with_a_real_retriever():
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    store = InMemoryDocumentStore()
+    store.write_documents(documents())
+    SEEN.clear()
+    pipe = cited_pipeline(InMemoryBM25Retriever(store), ScriptedGenerator([UNKNOWN, GOOD]), as_of=AS_OF)
+    check = pipe.run({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}})["check"]
+    assert check["valid"] and check["attempts"] == 1 and len(SEEN) == 2
+    assert check["answer"] == GOOD

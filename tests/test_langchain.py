@@ -1,0 +1,118 @@
+"""The LangChain components against the real langchain-core, with a scripted chat model (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+lc_core = pytest.importorskip("langchain_core")
+
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.language_models import BaseChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage  # noqa: E402
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult  # noqa: E402
+from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
+
+from evidencepack.integrations.common import Delta, Done, Flagged  # noqa: E402
+from evidencepack.integrations.langchain import AssembledPrompt, EvidencePrompt, cited_chain  # noqa: E402
+from fake_llm import pieces  # noqa: E402
+from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNKNOWN  # noqa: E402
+
+
+class Scripted(BaseChatModel):
+    """Replies in order (the last repeats) and keeps every message list it was sent."""
+
+    replies: list[str]
+    seen: list = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _next(self, messages):
+        self.seen.append(messages)
+        return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self._next(messages)))])
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        for piece in pieces(self._next(messages)):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+
+
+def documents():
+    return [Document(page_content=r["text"], id=r["id"],
+                     metadata={k: v for k, v in r.items() if k not in ("id", "text")}) for r in RECORDS]
+
+
+def test_prompt_runnable_gives_messages_and_the_assembly():
+    prompt = EvidencePrompt(as_of=AS_OF, order="ranked").invoke({"documents": documents(), "question": QUESTION})
+    assert isinstance(prompt, AssembledPrompt)
+    system, user = prompt.to_messages()
+    assert isinstance(system, SystemMessage) and isinstance(user, HumanMessage)
+    assert user.content == prompt.assembly.user and [m.id for m in prompt.assembly.manifest] == [
+        "hb-2025", "hb-2024", "slack-2023"]
+
+
+def test_braces_in_a_record_reach_the_model_unchanged():
+    llm = Scripted(replies=[GOOD], seen=[])
+    chain = {"documents": RunnableLambda(lambda q: documents()), "question": RunnablePassthrough()} | \
+        EvidencePrompt(as_of=AS_OF) | llm
+    assert chain.invoke(QUESTION).content == GOOD
+    sent = llm.seen[0][1].content
+    assert "{question} and it carries over }" in sent
+    # the trap this avoids: the same messages through a template re-parse the braces
+    with pytest.raises((KeyError, ValueError)):
+        ChatPromptTemplate.from_messages([("system", "x"), ("human", sent)]).invoke({})
+
+
+def test_forgiving_by_default_and_every_document_reported():
+    docs = documents() + [Document(page_content="   ", id="blank"), documents()[0]]
+    prompt = EvidencePrompt(as_of=AS_OF).invoke({"documents": docs, "question": QUESTION})
+    fate = {(o.id, o.reason) for o in prompt.assembly.report.records if o.decision == "dropped"}
+    assert ("blank", "empty_text") in fate and ("hb-2025", "duplicate") in fate
+    assert len(prompt.assembly.report.records) == len(docs)
+
+
+def test_cited_chain_regenerates_and_resolves_sources():
+    llm = Scripted(replies=[UNKNOWN, GOOD], seen=[])
+    chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked")
+    result = chain.invoke(QUESTION)
+    assert result.answer == GOOD and result.attempts == 1 and result.verdict.valid
+    assert [s.id for s in result.sources] == ["hb-2025"]
+    repair = llm.seen[1]
+    assert repair[-2].content == UNKNOWN and "[S9] was not in the prompt" in repair[-1].content
+
+
+def test_cited_chain_streams_flags_then_regenerates():
+    llm = Scripted(replies=[UNKNOWN, GOOD], seen=[])
+    chain = cited_chain(llm, as_of=AS_OF, order="ranked")
+    events = list(chain.stream({"documents": documents(), "question": QUESTION}))
+    assert "".join(e.text for e in events if isinstance(e, Delta) and e.attempt == 0) == UNKNOWN
+    assert [e.finding.kind for e in events if isinstance(e, Flagged)] == ["unknown_handle"]
+    assert isinstance(events[-1], Done) and events[-1].result.answer == GOOD
+
+
+def test_cited_chain_async():
+    async def run():
+        llm = Scripted(replies=[UNKNOWN, GOOD, GOOD], seen=[])
+        chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked")
+        result = await chain.ainvoke(QUESTION)
+        events = [e async for e in chain.astream(QUESTION)]
+        return result, events
+
+    result, events = asyncio.run(run())
+    assert result.answer == GOOD and result.attempts == 1
+    assert isinstance(events[-1], Done) and events[-1].result.verdict.valid
+
+
+def test_bad_input_is_a_clear_error():
+    from evidencepack.errors import EvidencepackError
+
+    with pytest.raises(EvidencepackError, match="documents"):
+        EvidencePrompt(as_of=AS_OF).invoke("just a question")
+    with pytest.raises(EvidencepackError, match="retriever"):
+        cited_chain(Scripted(replies=["x"], seen=[]), as_of=AS_OF).invoke("q")

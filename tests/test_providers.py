@@ -1,0 +1,120 @@
+"""Provider helpers against the real OpenAI and Anthropic SDKs, talking to a scripted server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from evidencepack import assemble
+from evidencepack.integrations.common import Delta, Done, Flagged
+from fake_llm import FakeLLM
+from integration_data import AS_OF, GOOD, QUESTION, RECORDS, STALE, UNKNOWN
+
+providers = pytest.importorskip("evidencepack.integrations.providers")
+
+
+@pytest.fixture(scope="module")
+def assembly():
+    return assemble(RECORDS, QUESTION, as_of=AS_OF, order="ranked")
+
+
+def openai_client(url, *, async_=False):
+    openai = pytest.importorskip("openai")
+    cls = openai.AsyncOpenAI if async_ else openai.OpenAI
+    return cls(base_url=f"{url}/v1", api_key="test", max_retries=0)
+
+
+def anthropic_client(url, *, async_=False):
+    anthropic = pytest.importorskip("anthropic")
+    cls = anthropic.AsyncAnthropic if async_ else anthropic.Anthropic
+    return cls(base_url=url, api_key="test", max_retries=0)
+
+
+CLIENTS = [pytest.param(openai_client, id="openai"), pytest.param(anthropic_client, id="anthropic")]
+
+
+def sent_text(request):
+    """What the model was shown, for either wire format."""
+    parts = [m["content"] for m in request["messages"]]
+    return "\n".join([request.get("system", "")] + parts)
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_ask_valid_answer_first_time(make, assembly):
+    with FakeLLM([GOOD]) as server:
+        result = providers.ask(make(server.url), assembly, model="m")
+    assert result.answer == GOOD and result.verdict.valid and result.attempts == 0
+    assert [s.id for s in result.sources] == ["hb-2025"]
+    assert "https://hr.example/5-2" in result.resolved("links")
+    [request] = server.requests
+    assert assembly.user in sent_text(request) and assembly.system in sent_text(request)
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_ask_regenerates_on_unknown_handle_with_the_findings(make, assembly):
+    with FakeLLM([UNKNOWN, GOOD]) as server:
+        result = providers.ask(make(server.url), assembly, model="m")
+    assert result.answer == GOOD and result.attempts == 1 and result.verdict.valid
+    retry = server.requests[1]["messages"]
+    assert retry[-2] == {"role": "assistant", "content": UNKNOWN}
+    assert "[S9] was not in the prompt" in retry[-1]["content"]
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_regenerate_only_on_chosen_findings(make, assembly):
+    with FakeLLM([STALE, GOOD]) as server:
+        kept = providers.ask(make(server.url), assembly, model="m", regenerate_on=("unknown_handle",))
+    assert kept.answer == STALE and kept.attempts == 0 and not kept.verdict.valid
+    assert [f.kind for f in kept.verdict.findings] == ["stale_only"]
+    with FakeLLM([STALE, STALE, STALE]) as server:
+        tried = providers.ask(make(server.url), assembly, model="m", attempts=2)
+    assert tried.attempts == 2 and len(server.requests) == 3 and not tried.verdict.valid
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_stream_flags_a_bad_handle_as_it_arrives_then_regenerates(make, assembly):
+    with FakeLLM([UNKNOWN, GOOD]) as server:
+        events = list(providers.ask_stream(make(server.url), assembly, model="m"))
+    first = "".join(e.text for e in events if isinstance(e, Delta) and e.attempt == 0)
+    second = "".join(e.text for e in events if isinstance(e, Delta) and e.attempt == 1)
+    assert (first, second) == (UNKNOWN, GOOD)
+    flagged = [i for i, e in enumerate(events) if isinstance(e, Flagged)]
+    assert [events[i].finding.kind for i in flagged] == ["unknown_handle"]
+    # flagged while attempt 0 was still streaming: some of its text came after the flag
+    assert any(isinstance(e, Delta) and e.attempt == 0 for e in events[flagged[0]:])
+    assert isinstance(events[-1], Done) and events[-1].result.verdict.valid
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_async_ask_and_stream(make, assembly):
+    async def run(url):
+        client = make(url, async_=True)
+        result = await providers.ask_async(client, assembly, model="m")
+        events = [e async for e in providers.ask_stream_async(client, assembly, model="m")]
+        return result, events
+
+    with FakeLLM([UNKNOWN, GOOD]) as server:
+        result, events = asyncio.run(run(server.url))
+    assert result.answer == GOOD and result.attempts == 1
+    assert isinstance(events[-1], Done) and events[-1].result.answer == GOOD
+
+
+def test_sync_and_async_clients_are_not_mixed(assembly):
+    with FakeLLM([GOOD]) as server, pytest.raises(providers.ProviderError, match="async"):
+        providers.ask(openai_client(server.url, async_=True), assembly, model="m")
+    with pytest.raises(providers.ProviderError, match="not an OpenAI or Anthropic client"):
+        providers.ask(object(), assembly, model="m")
+
+
+def test_anthropic_max_tokens_defaults_to_the_output_reserve(assembly):
+    with FakeLLM([GOOD]) as server:
+        providers.ask(anthropic_client(server.url), assembly, model="m")
+    assert server.requests[0]["max_tokens"] == assembly.report.budget["output_reserve"]
+
+
+def test_typed_messages_carry_the_assembly(assembly):
+    msgs = providers.openai_messages(assembly)
+    assert msgs == assembly.messages
+    req = providers.anthropic_request(assembly)
+    assert req == assembly.anthropic()
