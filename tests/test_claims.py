@@ -137,3 +137,10 @@ def test_labelled_set_is_large_and_varied() -> None:
     items = [json.loads(x) for x in (DATA / "claims_labelled.jsonl").read_text().splitlines() if x.strip()]
     kinds = {i["kind"] for i in items}
     assert len(items) >= 60 and {"paraphrase", "unsupported", "value-words", "wrong-value"} <= kinds
+
+
+def test_written_handles_are_exactly_what_the_citation_validator_accepts() -> None:
+    from evidencepack.claims import handles_in
+
+    assert handles_in("It does not carry over [S5], see also [S1, S2].") == ("S5", "S1", "S2")
+    assert handles_in("Look-alikes are not handles: [s1] [S01] [S\uff11] [1].") == ()

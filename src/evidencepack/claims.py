@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .citations.handles import Grammar
 from .render.formats import read_blocks
 
 __all__ = ["Attribution", "UnsupportedValue", "Value", "attribute", "content_words", "extract_values",
@@ -317,15 +318,14 @@ def split_sentences(answer: str) -> list[str]:
 
 
 def handles_in(sentence: str, prefix: str = "S") -> tuple[str, ...]:
-    """Handles written in a sentence, upper-cased, in order, once each."""
+    """Handles written in a sentence, in order, once each: only the spellings the citation validator
+    accepts as handles (its grammar), so "written" here and "cited" there never disagree."""
+    grammar = Grammar(prefix)
     found: list[str] = []
     for m in _HANDLE.finditer(sentence):
-        for h in re.split(r"\s*[,;/&]\s*(?:and\s+)?", m.group(1)):
-            h = h.strip().upper()
-            if h.isdigit():
-                h = prefix.upper() + h
-            if h.startswith(prefix.upper()) and h not in found:
-                found.append(h)
+        for cite in grammar.classify(m.start(), m.group(0)):
+            if cite.handle is not None and cite.handle not in found:
+                found.append(cite.handle)
     return tuple(found)
 
 
