@@ -21,15 +21,19 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .citations.handles import Grammar
-from .render.formats import read_blocks
+from .citations.handles import Cite, Grammar
+from .citations.model import Sentence
+from .citations.sentences import split_sentences as _split
+from .citations.source import SourceIndex, read_assembly
 
-__all__ = ["Attribution", "UnsupportedValue", "Value", "attribute", "content_words", "extract_values",
-           "sources_of", "split_sentences", "supported", "unsupported_in", "unsupported_value"]
+__all__ = ["Attribution", "Attributor", "ClaimSentence", "UnsupportedValue", "Value", "attribute", "claim_sentences",
+           "content_words", "extract_values", "handles_in", "read_sentences", "sources_of", "split_sentences",
+           "supported", "unsupported_in", "unsupported_value"]
 
 # ---------------------------------------------------------------- values
 
@@ -281,10 +285,10 @@ def content_words(text: str) -> frozenset[str]:
 
 # ---------------------------------------------------------------- sentences and sources
 
-_HANDLE = re.compile(r"[\[(\u3010]\s*([A-Za-z]{1,8}\d+(?:\s*[,;/&]\s*(?:and\s+)?[A-Za-z]{0,8}\d+)*)\s*[\])\u3011]")
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"“(\[]?[A-Z0-9*\-•])|\n+")
-_ABBREVIATION = re.compile(r"(?:^|\s)(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|e\.g|i\.e|etc|vs|approx|no|"
-                           r"dr|mr|mrs|ms|st|inc|dept|a\.m|p\.m)\.$", re.IGNORECASE)
+# Generic handle-like groups in any text (sources included), so their digits are never read as values. In an
+# answer, the citation validator's own scanner finds the citations (`read_sentences`); this only backs it up.
+_HANDLE = re.compile(r"[\[(\u3010\uff3b\uff08]\s*([A-Za-z]{1,8}\d+(?:\s*(?:[,;/&\u3001\uff0c\uff1b]|"
+                     r"[-\u2010-\u2014~])\s*(?:and\s+)?[A-Za-z]{0,8}\d+)*)\s*[\])\u3011\uff3d\uff09]")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,2}[.)])\s+")
 
 
@@ -293,58 +297,63 @@ def _mask_handles(text: str) -> str:
     return _LIST_MARK.sub(" ", _HANDLE.sub(lambda m: " " * len(m.group(0)), text))
 
 
+@dataclass(frozen=True)
+class ClaimSentence:
+    """A sentence as the citation validator splits it, with the handles written in it and its `claim`: the
+    text with every citation group blanked out (same length, so offsets still hold)."""
+
+    sentence: Sentence
+    written: tuple[str, ...]  # spelled as handles (valid or not), in order, once each
+    claim: str
+
+
+def claim_sentences(text: str, cites: Sequence[Cite], units: Sequence[tuple[int, int]] | None = None
+                    ) -> list[ClaimSentence]:
+    """Sentences of `text` (the validator's splitter) with the citations the validator's scanner found."""
+    sentences = _split(text, units)
+    starts = [x.start for x in sentences]
+    mine: dict[int, list[Cite]] = {}
+    for c in cites:
+        mine.setdefault(max(bisect_right(starts, c.start) - 1, 0), []).append(c)
+    out: list[ClaimSentence] = []
+    for x in sentences:
+        chars = list(x.text)
+        for c in mine.get(x.index, ()):
+            lo, hi = max(c.start - x.start, 0), min(c.end - x.start, len(chars))
+            chars[lo:hi] = " " * max(hi - lo, 0)
+        written = tuple(dict.fromkeys(c.handle for c in mine.get(x.index, ()) if c.handle is not None))
+        out.append(ClaimSentence(x, written, "".join(chars)))
+    return out
+
+
+def read_sentences(answer: str, grammar: Grammar | str = "S") -> list[ClaimSentence]:
+    """`claim_sentences` of an answer, scanned with the citation grammar (a `Grammar` or a handle prefix)."""
+    from .citations.validate import scan
+
+    cites, units = scan(answer, grammar if isinstance(grammar, Grammar) else Grammar(grammar))
+    return claim_sentences(answer, cites, units)
+
+
 def split_sentences(answer: str) -> list[str]:
-    """Sentences and list items. No split after an abbreviation ("Dec. 31"); a citation that follows the full
-    stop ("… forfeited. [S5] Ask HR.") stays with the sentence before it."""
-    parts: list[str] = []
-    start = 0
-    for m in _SPLIT.finditer(answer):
-        if "\n" not in m.group(0) and _ABBREVIATION.search(answer[start: m.start()]):
-            continue
-        parts.append(answer[start: m.start()])
-        start = m.end()
-    parts.append(answer[start:])
-    merged: list[str] = []
-    for p in (x.strip() for x in parts):
-        if not p:
-            continue
-        lead = re.match(rf"(?:{_HANDLE.pattern}\s*)+", p)
-        if merged and lead:
-            merged[-1] += " " + lead.group(0).strip()
-            p = p[lead.end():].strip()
-        if p:
-            merged.append(p)
-    return merged
+    """Sentences and list items, exactly as the citation validator splits them (`citations.sentences`): no
+    split after an abbreviation ("Dec. 31"); a citation after the full stop stays with the sentence before."""
+    return [x.text for x in _split(answer)]
 
 
 def handles_in(sentence: str, prefix: str = "S") -> tuple[str, ...]:
-    """Handles written in a sentence, in order, once each: only the spellings the citation validator
-    accepts as handles (its grammar), so "written" here and "cited" there never disagree."""
-    grammar = Grammar(prefix)
-    found: list[str] = []
-    for m in _HANDLE.finditer(sentence):
-        for cite in grammar.classify(m.start(), m.group(0)):
-            if cite.handle is not None and cite.handle not in found:
-                found.append(cite.handle)
-    return tuple(found)
+    """Handles written in a text, in order, once each: the spellings the citation validator reads as handles
+    (its scanner and grammar: lists, ranges such as [S3-S4], any bracket form; nothing inside code)."""
+    return tuple(dict.fromkeys(h for x in read_sentences(sentence, prefix) for h in x.written))
 
 
 def sources_of(assembly: Any) -> dict[str, str]:
     """Handle -> the source as the model saw it (header and text), read back from the rendered prompt.
-    Accepts an `Assembly` or its `to_dict()`."""
-    data = assembly if isinstance(assembly, Mapping) else None
-    user = data["prompt"] if data is not None else assembly.user
-    boundary = data["boundary"] if data is not None else assembly.boundary
-    fmt = data["format"] if data is not None else assembly.format
-    if fmt == "flat":
-        return {}
-    return {b.handle: f"{b.header}\n{b.text}" for b in read_blocks(user, boundary, fmt)}
+    Accepts an `Assembly`, its `to_dict()` or a `citations.SourceIndex`."""
+    return dict(read_assembly(assembly).passages)
 
 
 def _question_of(assembly: Any) -> str:
-    user = assembly["prompt"] if isinstance(assembly, Mapping) else assembly.user
-    tail = user.rsplit("\nQuestion: ", 1)
-    return tail[1].split("\n", 1)[0] if len(tail) == 2 else ""
+    return read_assembly(assembly).question
 
 
 # ---------------------------------------------------------------- attribution
@@ -359,10 +368,12 @@ class Attribution:
     handles: tuple[str, ...]
     written: bool
     scores: Mapping[str, float] = field(default_factory=dict)
+    start: int = 0  # offsets of the sentence in the answer
+    end: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"sentence": self.sentence, "text": self.text, "handles": list(self.handles), "written": self.written,
-                "scores": {h: round(s, 3) for h, s in self.scores.items()}}
+                "scores": {h: round(s, 3) for h, s in self.scores.items()}, "start": self.start, "end": self.end}
 
 
 Embed = Callable[[str], Sequence[float]]
@@ -387,44 +398,63 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b)) / (na * nb) if na and nb else 0.0
 
 
+class Attributor:
+    """What attribution reads from one assembly, prepared once: each source's content words and values, word
+    rarity among the sources, the question's words. `handles(claim)` attributes one sentence."""
+
+    def __init__(self, index: SourceIndex, *, embed: Embed | None = None, threshold: float = THRESHOLD,
+                 margin: float = MARGIN) -> None:
+        self.index = index
+        self.sources = index.passages
+        self.question = content_words(index.question)
+        self.words = {h: content_words(t) for h, t in self.sources.items()}
+        self.values = {h: extract_values(t) for h, t in self.sources.items()}
+        self.idf = _idf(self.words)
+        self.embed = embed
+        self.vectors = {h: embed(t) for h, t in self.sources.items()} if embed is not None else {}
+        self.threshold, self.margin = threshold, margin
+
+    def handles(self, claim: str) -> tuple[tuple[str, ...], dict[str, float]]:
+        """The sources that support `claim` (a sentence with its citations blanked), and every positive score.
+        Only handles of the manifest can come back: the sources are read for those handles only."""
+        mine = content_words(claim)
+        weight = {w: self.idf(w) * (0.5 if w in self.question else 1.0) for w in mine}
+        total = sum(weight.values())
+        sv = extract_values(claim)
+        if len(mine - self.question) < MIN_WORDS and not sv:
+            return (), {}
+        vector = self.embed(claim) if self.embed is not None else None
+        scores: dict[str, float] = {}
+        for h in self.sources:
+            score = sum(weight[w] for w in mine & self.words[h]) / total if total else 0.0
+            if vector is not None:
+                score = (score + _cosine(vector, self.vectors[h])) / 2
+            if sv and not any(supported(v, self.values[h]) for v in sv):
+                score = 0.0
+            scores[h] = score
+        best = max(scores.values(), default=0.0)
+        chosen = tuple(h for h, sc in scores.items() if sc >= self.threshold and sc >= best - self.margin)
+        return chosen, {h: sc for h, sc in scores.items() if sc > 0}
+
+
 def attribute(answer: str, assembly: Any, *, embed: Embed | None = None, threshold: float = THRESHOLD,
               margin: float = MARGIN) -> tuple[Attribution, ...]:
     """Each sentence of `answer` with the handles that support it. Written handles are kept as written (the
     validator judges them); an uncited sentence gets the sources whose weighted content words it shares (words
     rarer among the prompt's sources weigh more; the question's own words weigh half), filtered by values: a
     source that states none of the sentence's numbers, dates, durations or amounts cannot support it. With
-    `embed`, the lexical score is averaged with the embedding cosine."""
-    prefix = assembly.get("handle_prefix", "S") if isinstance(assembly, Mapping) else assembly.handle_prefix
-    sources = sources_of(assembly)
-    question = content_words(_question_of(assembly))
-    words = {h: content_words(t) for h, t in sources.items()}
-    vals = {h: extract_values(t) for h, t in sources.items()}
-    idf = _idf(words)
-    vectors = {h: embed(t) for h, t in sources.items()} if embed is not None else {}
+    `embed`, the lexical score is averaged with the embedding cosine. Sentences and written handles are read
+    exactly as `citations.validate_citations` reads them."""
+    index = read_assembly(assembly)
+    attributor = Attributor(index, embed=embed, threshold=threshold, margin=margin)
     out: list[Attribution] = []
-    for i, s in enumerate(split_sentences(answer)):
-        written = handles_in(s, prefix)
-        if written:
-            out.append(Attribution(i, s, written, True))
+    for x in read_sentences(answer, index.grammar):
+        s = x.sentence
+        if x.written:
+            out.append(Attribution(s.index, s.text, x.written, True, start=s.start, end=s.end))
             continue
-        mine = content_words(s)
-        weight = {w: idf(w) * (0.5 if w in question else 1.0) for w in mine}
-        total = sum(weight.values())
-        sv = extract_values(s)
-        if len(mine - question) < MIN_WORDS and not sv:
-            out.append(Attribution(i, s, (), False))
-            continue
-        scores: dict[str, float] = {}
-        for h in sources:
-            lexical = sum(weight[w] for w in mine & words[h]) / total if total else 0.0
-            if vectors:
-                lexical = (lexical + _cosine(embed(s), vectors[h])) / 2  # type: ignore[misc]
-            if sv and not any(supported(v, vals[h]) for v in sv):
-                lexical = 0.0
-            scores[h] = lexical
-        best = max(scores.values(), default=0.0)
-        chosen = tuple(h for h, sc in scores.items() if sc >= threshold and sc >= best - margin)
-        out.append(Attribution(i, s, chosen, False, {h: sc for h, sc in scores.items() if sc > 0}))
+        chosen, scores = attributor.handles(x.claim)
+        out.append(Attribution(s.index, s.text, chosen, False, scores, s.start, s.end))
     return tuple(out)
 
 
@@ -458,14 +488,14 @@ def unsupported_value(answer: str, assembly: Any, attributions: Sequence[Attribu
                       **attribute_options: Any) -> tuple[UnsupportedValue, ...]:
     """Values of cited or attributed sentences that their sources do not state. A sentence with no source
     at all is not checked here (that is `uncited`); values the question itself contains count as given."""
-    attributions = attribute(answer, assembly, **attribute_options) if attributions is None else attributions
-    sources = sources_of(assembly)
-    question = _question_of(assembly)
+    index = read_assembly(assembly)
+    attributions = attribute(answer, index, **attribute_options) if attributions is None else attributions
+    sources = index.passages
     out: list[UnsupportedValue] = []
     for a in attributions:
         known = [sources[h] for h in a.handles if h in sources]
         if not known:
             continue
-        for v in unsupported_in(a.text, known, also_given=question):
+        for v in unsupported_in(_mask_handles(a.text), known, also_given=index.question):
             out.append(UnsupportedValue(a.sentence, v, a.handles, a.written))
     return tuple(out)

@@ -58,6 +58,11 @@ class SourceIndex:
     sources: Mapping[str, Source]  # handle -> manifest entry
     fates: Mapping[str, Fate]  # record id -> what happened to it
     handle_of: Mapping[str, str]  # record id -> handle, for included records
+    # The rendered prompt, for reading each source as the model saw it (attribution and value checks only;
+    # None when the JSON has no prompt, which citation checks do not need).
+    prompt: str | None = None
+    boundary: str | None = None
+    format: str | None = None
 
     @classmethod
     def of(cls, assembly: Any) -> SourceIndex:
@@ -68,6 +73,31 @@ class SourceIndex:
         """Record ids are recognised (to be reported) except those above the caller's clearance: a finding
         about such an id would confirm to the model, and to whoever reads the findings, that it exists."""
         return Grammar(self.prefix, frozenset(i for i, f in self.fates.items() if f.reason != ABOVE_CLEARANCE))
+
+    @cached_property
+    def passages(self) -> Mapping[str, str]:
+        """Handle -> the source as the model saw it (header and text), read back from the rendered prompt,
+        for the handles of the manifest only. Empty for a prompt without blocks (`flat`) or without a prompt."""
+        if self.prompt is None or self.boundary is None or self.format is None:
+            return MappingProxyType({})
+        from ..errors import EvidencepackError
+        from ..render.formats import read_blocks
+
+        try:
+            blocks = read_blocks(self.prompt, self.boundary, self.format)
+        except (EvidencepackError, ValueError, KeyError, TypeError):  # flat, an unknown format, a damaged json block
+            return MappingProxyType({})
+        found: dict[str, str] = {}
+        for b in blocks:
+            if b.handle in self.sources:
+                found.setdefault(b.handle, f"{b.header}\n{b.text}")
+        return MappingProxyType(found)
+
+    @cached_property
+    def question(self) -> str:
+        """The question line of the prompt ("" when there is none): values it contains count as given."""
+        tail = (self.prompt or "").rsplit("\nQuestion: ", 1)
+        return tail[1].split("\n", 1)[0] if len(tail) == 2 else ""
 
 
 def read_assembly(assembly: Any) -> SourceIndex:
@@ -154,4 +184,18 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
         sources[h] = Source(h, record_id, _str(entry, "status", where), _str(entry, "authority", where),
                             _str(entry, "doc", where), _str(entry, "section", where), _str(entry, "url", where))
         handle_of[record_id] = h
-    return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of))
+    boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
+    return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),
+                       _user_text(data), boundary, fmt)
+
+
+def _user_text(data: Mapping[str, Any]) -> str | None:
+    """The user message (where the sources and the question are), else the whole prompt; None if neither is
+    text. The system prompt is left out: a worked example there must never be read as a source."""
+    messages = data.get("messages")
+    if isinstance(messages, list | tuple):
+        users = [m.get("content") for m in messages if isinstance(m, Mapping) and m.get("role") == "user"]
+        if users and isinstance(users[-1], str):
+            return users[-1]
+    prompt = data.get("prompt")
+    return prompt if isinstance(prompt, str) else None
