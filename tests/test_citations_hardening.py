@@ -312,7 +312,8 @@ def test_bad_arguments_are_typed_errors(call):
 
 
 def test_severities_are_one_mapping():
-    assert set(SEVERITIES) == {"unknown_handle", "record_id", "excluded_source", "uncited", "stale_only"}
+    assert set(SEVERITIES) == {"unknown_handle", "record_id", "excluded_source", "uncited", "stale_only",
+                               "unsupported_value"}
     answer = "It does not carry over [hb]."
     assert not validate_citations(answer, A).valid
     relaxed = validate_citations(answer, A, severities={"record_id": "warn"})

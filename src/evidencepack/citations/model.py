@@ -22,21 +22,27 @@ LEVELS: tuple[str, ...] = ("off", "warn", "error")
 #: - record_id: a bracketed record id; only handles are citations, so it supports nothing;
 #: - excluded_source: a bracketed id of a record the assembler dropped (never shown to the model);
 #: - uncited: a sentence that states something and cites nothing;
-#: - stale_only: a sentence whose only support is expired, superseded or informal.
+#: - stale_only: a sentence whose only support (written, or attributed when attribution is on) is expired,
+#:   superseded or informal;
+#: - unsupported_value: a number, date, duration, amount or percentage of a sentence that none of the sources
+#:   it cites (or, with attribution on, is attributed to) states.
 SEVERITIES: Mapping[str, Severity] = MappingProxyType({
     "unknown_handle": "error",
     "record_id": "error",
     "excluded_source": "error",
     "uncited": "warn",
     "stale_only": "error",
+    "unsupported_value": "warn",
 })
 #: Kinds decided by a single citation (what streaming can report as soon as the citation is complete).
 CITATION_KINDS = ("unknown_handle", "record_id", "excluded_source")
 
 
 def severity_map(*, uncited: Severity | None = None, stale_only: Severity | None = None,
-                 severities: Mapping[str, Severity] | None = None) -> Mapping[str, Severity]:
-    """`SEVERITIES` with the caller's overrides; `uncited=` and `stale_only=` win over `severities`."""
+                 severities: Mapping[str, Severity] | None = None,
+                 unsupported_value: Severity | None = None) -> Mapping[str, Severity]:
+    """`SEVERITIES` with the caller's overrides; `uncited=`, `stale_only=` and `unsupported_value=` win over
+    `severities`."""
     merged = dict(SEVERITIES)
     overrides: dict[str, Any] = {}
     if severities is not None:
@@ -44,7 +50,7 @@ def severity_map(*, uncited: Severity | None = None, stale_only: Severity | None
             raise CitationInputError(f"severities must be a mapping of finding kind to level, got "
                                      f"{type(severities).__name__}")
         overrides.update(severities)
-    for name, value in (("uncited", uncited), ("stale_only", stale_only)):
+    for name, value in (("uncited", uncited), ("stale_only", stale_only), ("unsupported_value", unsupported_value)):
         if value is not None:
             overrides[name] = value
     for kind, level in overrides.items():
@@ -103,13 +109,37 @@ class Sentence:
 
 
 @dataclass(frozen=True)
+class Support:
+    """What one stating sentence rests on: the handles the model wrote (`written=True`, valid ones only), or,
+    for a sentence without a valid written citation and with attribution on, the handles attributed to it by
+    content (`written=False`). Empty `handles`: nothing supports it."""
+
+    sentence: int
+    handles: tuple[str, ...]
+    record_ids: tuple[str, ...]
+    written: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sentence": self.sentence, "handles": list(self.handles), "record_ids": list(self.record_ids),
+                "written": self.written}
+
+
+@dataclass(frozen=True)
 class Verdict:
     valid: bool
     findings: tuple[Finding, ...]
     citations: tuple[Citation, ...]
     sentences: tuple[Sentence, ...]
     cited_ids: tuple[str, ...]
-    coverage: float  # share of stating sentences with at least one valid citation
+    coverage: float  # share of stating sentences with at least one valid citation (written by the model)
+    support: tuple[Support, ...] = ()  # one per stating sentence, in order
+    attributed_coverage: float | None = None  # share with written or attributed support; None: attribution off
+    attributed: bool = False  # was attribution on?
+
+    @property
+    def attributed_ids(self) -> tuple[str, ...]:
+        """Record ids attributed (not written) to some sentence, in order of first use."""
+        return tuple(dict.fromkeys(i for s in self.support if not s.written for i in s.record_ids))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -120,6 +150,10 @@ class Verdict:
             "coverage": round(self.coverage, 4),
             "sentences": len(self.sentences),
             "stating_sentences": sum(s.stating for s in self.sentences),
+            "attribution": self.attributed,
+            "attributed_coverage": None if self.attributed_coverage is None else round(self.attributed_coverage, 4),
+            "attributed_ids": list(self.attributed_ids),
+            "support": [s.to_dict() for s in self.support],
         }
 
     def __str__(self) -> str:

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from ..errors import CitationInputError
 from .handles import Cite, Grammar
 from .markdown import Group, Scanner
-from .model import Citation, Finding, Severity, Verdict, check_text, severity_map, shorten
+from .model import Citation, Finding, Sentence, Severity, Support, Verdict, check_text, severity_map, shorten
 from .sentences import split_sentences
 from .source import SourceIndex, read_assembly
+
+if TYPE_CHECKING:
+    from ..claims import Value
+
+#: An embedding: text -> vector (only for attribution; see `claims.attribute`).
+Embed = Callable[[str], Sequence[float]]
 
 # A sentence that marks its weak source as outdated is reporting it, not relying on it.
 _OUTDATED_CUES = re.compile(
@@ -69,20 +76,28 @@ def finding_for(cite: Cite, problem: tuple[str, str] | None, levels: Mapping[str
 
 
 def validate_citations(answer: str, assembly: Any, *, uncited: Severity | None = None,
-                       stale_only: Severity | None = None,
-                       severities: Mapping[str, Severity] | None = None) -> Verdict:
+                       stale_only: Severity | None = None, unsupported_value: Severity | None = None,
+                       severities: Mapping[str, Severity] | None = None, attribute: bool = False,
+                       embed: Embed | None = None) -> Verdict:
     """Check every citation in `answer` against the assembly (an `Assembly`, its JSON dict, or a
-    `SourceIndex`). Severities default to `SEVERITIES`; `uncited=`/`stale_only=` override one entry."""
+    `SourceIndex`). Severities default to `SEVERITIES`; `uncited=`/`stale_only=`/`unsupported_value=`
+    override one entry. With `attribute=True`, each stating sentence without a valid citation is given the
+    sources its content matches (`claims.attribute`), and `stale_only` and `unsupported_value` judge that
+    support too; `embed` is passed to the attribution."""
     text = check_text(answer)
-    levels = severity_map(uncited=uncited, stale_only=stale_only, severities=severities)
+    levels = severity_map(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
+                          severities=severities)
     index = read_assembly(assembly)
     cites, units = scan(text, index.grammar)
-    return verdict_of(text, cites, units, index, levels)
+    return verdict_of(text, cites, units, index, levels, attribute=attribute, embed=embed)
 
 
 def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index: SourceIndex,
-               levels: Mapping[str, Severity]) -> Verdict:
+               levels: Mapping[str, Severity], *, attribute: bool = False, embed: Embed | None = None) -> Verdict:
     """The verdict for `text` given the citations and units found in it (batch and streaming share this)."""
+    if attribute and index.prompt is None:
+        raise CitationInputError("attribution reads the sources from the assembly's prompt, and this assembly "
+                                 "has none (pass an Assembly or the JSON `evidencepack assemble --json` prints)")
     sentences = split_sentences(text, units)
     starts = [s.start for s in sentences]
     citations: list[Citation] = []
@@ -98,23 +113,95 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
         if record_id is not None:
             supported.setdefault(sentence, []).append(index.handle_of[record_id])
     with_citation = {c.sentence for c in citations}
+    claims = _Claims(text, cites, sentences, index, embed)
+    attributed: dict[int, tuple[str, ...]] = {}
+    if attribute:
+        attributed = {s.index: claims.attributed(s.index) for s in sentences
+                      if s.stating and not supported.get(s.index)}
     stating = 0
+    support: list[Support] = []
     for s in sentences:
         stating += s.stating
-        cited = supported.get(s.index, [])
+        cited = list(dict.fromkeys(supported.get(s.index, [])))
+        guessed = attributed.get(s.index, ())
+        if s.stating:
+            handles = tuple(cited) or guessed
+            support.append(Support(s.index, handles, tuple(index.sources[h].id for h in handles), bool(cited)))
         if s.stating and s.index not in with_citation and levels["uncited"] != "off":
+            matches = f" (its content matches {', '.join(guessed)})" if guessed else ""
             findings.append(Finding("uncited", levels["uncited"], f"sentence {s.index + 1} states something "
-                                    "and cites nothing", s.index, s.start, s.end))
-        if (cited and levels["stale_only"] != "off" and all(index.sources[h].weak for h in cited)
+                                    f"and cites nothing{matches}", s.index, s.start, s.end))
+        rests_on = cited or list(guessed)
+        if (rests_on and levels["stale_only"] != "off" and all(index.sources[h].weak for h in rests_on)
                 and not _OUTDATED_CUES.search(s.text)):
-            weak = ", ".join(sorted(set(cited)))
+            weak = ", ".join(sorted(set(rests_on)))
+            how = "" if cited else "; it cites nothing, these are attributed by its content"
             findings.append(Finding("stale_only", levels["stale_only"], f"sentence {s.index + 1} rests only on "
-                                    f"expired, superseded or informal sources ({weak})", s.index, s.start, s.end))
+                                    f"expired, superseded or informal sources ({weak}{how})", s.index, s.start,
+                                    s.end))
+        if rests_on and levels["unsupported_value"] != "off":
+            for value in claims.unsupported(s.index, tuple(rests_on)):
+                where = ", ".join(rests_on)
+                which = "which it cites" if cited else "to which it is attributed (it cites nothing)"
+                findings.append(Finding(
+                    "unsupported_value", levels["unsupported_value"],
+                    f"sentence {s.index + 1}: {shorten(value.text, 40)!r} ({value.kind}) is not stated in {where}, "
+                    f"{which}", s.index, s.start + value.start, s.start + value.end))
     covered = sum(1 for s in sentences if s.stating and supported.get(s.index))
     findings.sort(key=lambda f: (f.start, f.kind))
     cited_ids = tuple(dict.fromkeys(c.record_id for c in citations if c.record_id))
+    either = sum(1 for x in support if x.handles)
     return Verdict(
         valid=not any(f.severity == "error" for f in findings),
         findings=tuple(findings), citations=tuple(citations), sentences=tuple(sentences),
-        cited_ids=cited_ids, coverage=covered / stating if stating else 1.0,
+        cited_ids=cited_ids, coverage=covered / stating if stating else 1.0, support=tuple(support),
+        attributed_coverage=(either / stating if stating else 1.0) if attribute else None, attributed=attribute,
     )
+
+
+class _Claims:
+    """Attribution and value checks for one answer, prepared only when first needed (`claims` is imported
+    lazily: it imports this package)."""
+
+    def __init__(self, text: str, cites: list[Cite], sentences: list[Sentence], index: SourceIndex,
+                 embed: Embed | None) -> None:
+        self.text, self.cites, self.sentences, self.index = text, cites, sentences, index
+        self.embed = embed
+        self._claims: list[str] | None = None
+        self._attributor: Any = None
+        self._values: dict[str, tuple[Value, ...]] = {}  # per source (and "" for the question), read once
+
+    def claim(self, sentence: int) -> str:
+        """The sentence with its citation groups blanked (their digits are not claims)."""
+        if self._claims is None:
+            chars = list(self.text)
+            for c in self.cites:
+                chars[c.start:c.end] = " " * (c.end - c.start)
+            blanked = "".join(chars)
+            self._claims = [blanked[s.start:s.end] for s in self.sentences]
+        return self._claims[sentence]
+
+    def attributed(self, sentence: int) -> tuple[str, ...]:
+        from ..claims import Attributor
+
+        if self._attributor is None:
+            self._attributor = Attributor(self.index, embed=self.embed)
+        handles: tuple[str, ...] = self._attributor.handles(self.claim(sentence))[0]
+        return tuple(h for h in handles if h in self.index.sources)
+
+    def unsupported(self, sentence: int, handles: tuple[str, ...]) -> list[Value]:
+        """The sentence's values that none of `handles` states (values in the question count as given)."""
+        from ..claims import extract_values, supported
+
+        passages = self.index.passages
+        known = [h for h in handles if h in passages]
+        if not known:
+            return []
+        mine = extract_values(self.claim(sentence))
+        if not mine:
+            return []
+        for key, source in [*((h, passages[h]) for h in known), ("", self.index.question)]:
+            if key not in self._values:
+                self._values[key] = extract_values(source)
+        pool = [v for key in (*known, "") for v in self._values[key]]
+        return [v for v in mine if not supported(v, pool)]
