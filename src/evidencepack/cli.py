@@ -157,7 +157,11 @@ EXAMPLES = {
     "validate": """examples:
   evidencepack validate assembly.json answer.txt --resolve footnotes
   my-llm < prompt.txt | evidencepack validate assembly.json - --json
-  evidencepack assemble r.jsonl -q "…" --json | evidencepack validate - answer.txt""",
+  evidencepack assemble r.jsonl -q "…" --json | evidencepack validate - answer.txt
+  evidencepack validate assembly.json answer.txt --attribute --unsupported-value error
+
+--attribute: a stating sentence without a valid citation is given the sources its content words and values
+match (marked "attributed", never counted as written); stale-only support and values are checked on it too.""",
     "inspect": """examples:
   evidencepack inspect assembly.json -o page.html
   evidencepack inspect assembly.json answer.txt -o page.html""",
@@ -198,6 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how to treat a stating sentence without a citation (default warn)")
     p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error",
                    help="how to treat a sentence resting only on stale or informal sources (default error)")
+    p.add_argument("--unsupported-value", choices=("off", "warn", "error"), default="warn",
+                   help="how to treat a number, date, duration or amount that the sentence's sources do not state "
+                        "(default warn)")
+    p.add_argument("--attribute", action="store_true",
+                   help="give each uncited stating sentence the sources its content matches, and check them too")
     p.add_argument("--resolve", choices=("links", "footnotes"), help="also print the answer with citations resolved")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
@@ -209,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
     p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn")
     p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error")
+    p.add_argument("--unsupported-value", choices=("off", "warn", "error"), default="warn")
+    p.add_argument("--attribute", action="store_true",
+                   help="give each uncited stating sentence the sources its content matches (shown as attributed)")
     p.set_defaults(func=cmd_inspect)
 
     from .eval.cli import add_parser as add_eval_parser
@@ -231,20 +243,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"{name} is not an evidencepack assembly: {err}") from None
     assembly = read_assembly(data)  # AssemblyFormatError (exit 2) on anything malformed
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
-    verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only)
+    verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only,
+                                 unsupported_value=args.unsupported_value, attribute=args.attribute)
     if args.json:
         out = verdict.to_dict()
         if args.resolve:
-            out["resolved"] = resolve(answer, assembly, style=args.resolve)
+            out["resolved"] = resolve(answer, assembly, style=args.resolve, attribute=args.attribute)
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        print("valid" if verdict.valid else "INVALID", f"(coverage {verdict.coverage:.0%}, "
-              f"{len(verdict.citations)} citations, cited: {', '.join(verdict.cited_ids) or 'none'})")
+        attributed = (f", attributed coverage {verdict.attributed_coverage:.0%}"
+                      if verdict.attributed_coverage is not None else "")
+        print("valid" if verdict.valid else "INVALID", f"(coverage {verdict.coverage:.0%}{attributed}, "
+              f"{len(verdict.citations)} citations, cited: {', '.join(verdict.cited_ids) or 'none'}"
+              + (f"; attributed: {', '.join(verdict.attributed_ids) or 'none'})" if args.attribute else ")"))
         for f in verdict.findings:
-            print(f"  {f.severity:5}  {f.kind:15}  {f.message}: {answer[f.start:f.end].strip()[:80]!r}")
+            print(f"  {f.severity:5}  {f.kind:17}  {f.message}: {answer[f.start:f.end].strip()[:80]!r}")
+        if args.attribute:
+            print("support (written: the model cited it; attributed: matched by content):")
+            for s in verdict.support:
+                how = "written   " if s.written else "attributed" if s.handles else "none      "
+                rests = ", ".join(f"{h} ({i})" for h, i in zip(s.handles, s.record_ids)) or "-"
+                print(f"  sentence {s.sentence + 1:<3} {how}  {rests}")
         if args.resolve:
             print()
-            print(resolve(answer, assembly, style=args.resolve))
+            print(resolve(answer, assembly, style=args.resolve, attribute=args.attribute))
     return 0 if verdict.valid else 1
 
 
@@ -254,7 +276,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     answer = None
     if args.answer is not None:
         answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
-    page = inspector_html(load_assembly(args.assembly), answer, uncited=args.uncited, stale_only=args.stale_only)
+    page = inspector_html(load_assembly(args.assembly), answer, uncited=args.uncited, stale_only=args.stale_only,
+                          unsupported_value=args.unsupported_value, attribute=args.attribute)
     if args.output == "-":
         sys.stdout.write(page)
     else:

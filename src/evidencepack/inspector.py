@@ -48,7 +48,8 @@ _STATUS = {"current": ("ok", "\u2713 current"), "expired": ("bad", "\u2717 expir
 _AUTHORITY = {"authoritative": ("ok", "\u2713 authoritative"), "informal": ("warn", "! informal"),
               "superseded": ("bad", "\u2717 superseded"), "unknown": ("none", "? unknown authority")}
 _FINDING_LABEL = {"unknown_handle": "unknown handle", "record_id": "record id, not a handle",
-                  "excluded_source": "dropped source", "uncited": "uncited", "stale_only": "stale only"}
+                  "excluded_source": "dropped source", "uncited": "uncited", "stale_only": "stale only",
+                  "unsupported_value": "value not in its sources"}
 
 
 def load_assembly(path: str | Path) -> dict[str, Any]:
@@ -63,13 +64,16 @@ def load_assembly(path: str | Path) -> dict[str, Any]:
 
 
 def inspector_html(assembly: Any, answer: str | None = None, *, uncited: str = "warn",
-                   stale_only: str = "error", title: str | None = None) -> str:
+                   stale_only: str = "error", title: str | None = None, unsupported_value: str = "warn",
+                   attribute: bool = False) -> str:
     """The inspector page for an assembly (an `Assembly` or its `to_dict()`), optionally with an answer
-    whose citations are validated against it. Deterministic: same input, same bytes."""
+    whose citations are validated against it (with `attribute=True`, uncited sentences are shown with the
+    sources attributed to them). Deterministic: same input, same bytes."""
     data = assembly if isinstance(assembly, Mapping) else assembly.to_dict()
     verdict = None
     if answer is not None:  # checks the manifest and report first: AssemblyFormatError when malformed
-        verdict = validate_citations(answer, data, uncited=uncited, stale_only=stale_only)  # type: ignore[arg-type]
+        verdict = validate_citations(answer, data, uncited=uncited, stale_only=stale_only,  # type: ignore[arg-type]
+                                     unsupported_value=unsupported_value, attribute=attribute)  # type: ignore[arg-type]
     try:
         return _page(_View.of(data), answer, verdict, title)
     except (KeyError, TypeError, AttributeError, ValueError) as err:  # a hand-edited or foreign JSON file
@@ -408,6 +412,7 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
     for c in verdict.citations:
         groups[(c.start, c.end)].append(c)
     valid_sentences = {c.sentence for c in verdict.citations if c.record_id}
+    guessed = {x.sentence: x.handles for x in verdict.support if not x.written and x.handles}
     bad_spans = {(f.start, f.end): f for f in verdict.findings
                  if f.kind in ("unknown_handle", "record_id", "excluded_source")}
 
@@ -448,9 +453,11 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
         else:
             cls = "f-none"
         tags = "".join(_tag(f.severity, _FINDING_LABEL.get(f.kind, f.kind))
-                       for f in fs if f.kind in ("uncited", "stale_only"))
+                       for f in fs if f.kind in ("uncited", "stale_only", "unsupported_value"))
         if cls == "f-ok":
             tags += '<span class="tag ok">\u2713 cited</span>'
+        if s.index in guessed:
+            tags += f'<span class="tag warn">\u2248 attributed: {esc(", ".join(guessed[s.index]))}</span>'
         html_parts.append(f'<span class="sent {cls}" id="{anchor("sentence", s.index + 1)}" '
                           f'data-sentence="{s.index + 1}"><sup class="sn">{s.index + 1}</sup>'
                           f"{span(s.start, s.end)}{tags}</span>")
@@ -485,7 +492,10 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
         + f'<div class="answer">{"".join(html_parts)}</div>\n'
         + '<h3 class="sub">Findings</h3>' + findings
         + '<h3 class="sub">Resolved sources</h3>' + resolved_html
-        + "<p class=\"meta\">Attributed citations (quote-level attribution) are not part of this version.</p>"
+        + (f"<p class=\"meta\">Attributed by content (the model cited nothing there): "
+           f"{esc(', '.join(verdict.attributed_ids)) or 'none'}; attributed coverage "
+           f"{verdict.attributed_coverage:.0%}.</p>" if verdict.attributed_coverage is not None else
+           "<p class=\"meta\">Uncited sentences are not attributed here (run with --attribute).</p>")
         + "</section>"
     )
 

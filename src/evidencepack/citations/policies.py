@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CitationError, CitationInputError
-from .model import Citation, Severity, Verdict, check_text, severity_map
+from .model import Citation, Severity, Verdict, check_text, severity_map, shorten
 from .source import read_assembly
-from .validate import validate_citations
+from .validate import Embed, validate_citations
 
 REPAIR_OPENING = "Your answer has problems:"
 REPAIR_CLOSING = ("Answer the question again. Base the answer on sources that are current and authoritative, "
@@ -21,20 +21,48 @@ REPAIR_CLOSING = ("Answer the question again. Base the answer on sources that ar
                   "informal, say so instead of giving its rule as the answer.")
 
 
+#: What to do about a finding whose message says only what is wrong. The kinds about pointers (unknown
+#: handles, record ids, stale-only support) are covered by the closing line; these two are what small models
+#: do most, and a line that only says "cites nothing" does not tell them how to fix it.
+REPAIR_HINTS: Mapping[str, str] = {
+    "uncited": "put the handle of the source that states it, such as [{prefix}1], right after the claim",
+    "unsupported_value": "give only values the sources state, or cite the source that states this one",
+}
+
+
 def repair_prompt(problems: Iterable[str]) -> str:
     """The regeneration request: exactly what was wrong (one line each), then what to do."""
     return "\n".join([REPAIR_OPENING, *(f"- {p}" for p in problems), REPAIR_CLOSING])
 
 
-def repair_instruction(verdict: Verdict) -> str:
-    """`repair_prompt` for the error findings of a verdict."""
-    return repair_prompt(f.message for f in verdict.findings if f.severity == "error")
+def repair_line(kind: str, message: str, prefix: str = "S", quote: str | None = None) -> str:
+    """One line of the repair prompt: the finding's message, for `uncited` and `unsupported_value` with the
+    sentence quoted (small models do not count sentences) and what to do (`REPAIR_HINTS`). Other kinds give
+    their message unchanged, so the lines asked for them stay the same."""
+    hint = REPAIR_HINTS.get(kind)
+    if hint is None:
+        return message
+    said = f" (\"{shorten(' '.join(quote.split()), 100)}\")" if quote else ""
+    return f"{message}{said}: {hint.format(prefix=prefix)}"
+
+
+def repair_instruction(verdict: Verdict, kinds: Iterable[str] | None = None, prefix: str = "S") -> str:
+    """`repair_prompt` for the error findings of a verdict, or, given `kinds`, for its findings of those kinds
+    at any level."""
+    wanted = None if kinds is None else frozenset(kinds)
+    texts = {s.index: s.text for s in verdict.sentences}
+    return repair_prompt(
+        repair_line(f.kind, f.message, prefix, texts.get(f.sentence)) for f in verdict.findings
+        if (f.severity == "error" if wanted is None else f.kind in wanted))
 
 
 def enforce(answer: str, assembly: Any, *, uncited: Severity | None = None, stale_only: Severity | None = None,
-            severities: Mapping[str, Severity] | None = None) -> Verdict:
+            unsupported_value: Severity | None = None, severities: Mapping[str, Severity] | None = None,
+            attribute: bool = False, embed: Embed | None = None) -> Verdict:
     """The `reject` policy: return the verdict when valid, else raise `CitationError` carrying it."""
-    verdict = validate_citations(answer, assembly, uncited=uncited, stale_only=stale_only, severities=severities)
+    verdict = validate_citations(answer, assembly, uncited=uncited, stale_only=stale_only,
+                                 unsupported_value=unsupported_value, severities=severities, attribute=attribute,
+                                 embed=embed)
     if not verdict.valid:
         raise CitationError(verdict)
     return verdict
@@ -53,7 +81,7 @@ def strip_invalid(answer: str, assembly: Any, *, mark: str | None = None) -> Str
     else in the answer changes."""
     if mark is not None:
         check_text(mark, "mark")
-    verdict = validate_citations(answer, assembly, uncited="off", stale_only="off")
+    verdict = validate_citations(answer, assembly, uncited="off", stale_only="off", unsupported_value="off")
     groups: dict[tuple[int, int], list[Citation]] = {}
     for c in verdict.citations:
         groups.setdefault((c.start, c.end), []).append(c)
@@ -88,19 +116,24 @@ class Regenerated:
 
 def regenerate(answer: str, assembly: Any, generate: Callable[[str], str], *, attempts: int = 2,
                uncited: Severity | None = None, stale_only: Severity | None = None,
-               severities: Mapping[str, Severity] | None = None) -> Regenerated:
+               unsupported_value: Severity | None = None, severities: Mapping[str, Severity] | None = None,
+               attribute: bool = False, embed: Embed | None = None) -> Regenerated:
     """The `regenerate` policy: ask `generate(repair_prompt)` for a new answer until one is valid or
-    `attempts` run out; returns the first valid answer, else the last one with its verdict."""
+    `attempts` run out; returns the first valid answer, else the last one with its verdict. To act on
+    answers that cite nothing or state values their sources do not: `uncited="error"`,
+    `unsupported_value="error"` (with `attribute=True`, values of uncited sentences are checked against the
+    sources their content matches, and `stale_only` judges that support too)."""
     if not callable(generate):
         raise CitationInputError(f"generate must be a callable taking the repair prompt, got {type(generate).__name__}")
     if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 0:
         raise CitationInputError(f"attempts must be a whole number >= 0, got {attempts!r}")
-    levels = severity_map(uncited=uncited, stale_only=stale_only, severities=severities)
+    levels = severity_map(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
+                          severities=severities)
     index = read_assembly(assembly)
-    verdict = validate_citations(answer, index, severities=levels)
+    verdict = validate_citations(answer, index, severities=levels, attribute=attribute, embed=embed)
     used = 0
     while not verdict.valid and used < attempts:
-        answer = check_text(generate(repair_instruction(verdict)), "generate()'s answer")
+        answer = check_text(generate(repair_instruction(verdict, prefix=index.prefix)), "generate()'s answer")
         used += 1
-        verdict = validate_citations(answer, index, severities=levels)
+        verdict = validate_citations(answer, index, severities=levels, attribute=attribute, embed=embed)
     return Regenerated(answer, verdict, used)

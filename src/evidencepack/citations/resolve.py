@@ -12,40 +12,64 @@ from typing import Any, Literal
 from ..errors import CitationInputError
 from .model import Citation
 from .source import Source, read_assembly
-from .validate import validate_citations
+from .validate import Embed, validate_citations
 
 _SAFE_URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
+# Where an attributed source goes: before the sentence's closing punctuation (and quotes or brackets).
+_TRAILING = re.compile(r"[.!?\u3002]+[\"'\u201d\u2019)\]]*$")
 
 
-def resolve(answer: str, assembly: Any, *, style: Literal["links", "footnotes"] = "links") -> str:
+def resolve(answer: str, assembly: Any, *, style: Literal["links", "footnotes"] = "links",
+            attribute: bool = False, embed: Embed | None = None) -> str:
     """The answer with each valid handle as a Markdown link (`[S1](url)`, or `[S1: Doc, §5.2]` without a
-    URL) or a numbered footnote with the notes appended."""
+    URL) or a numbered footnote with the notes appended. With `attribute=True`, a stating sentence without a
+    valid citation gets the sources attributed to it, marked as such: `(attributed: [S2](url))` before its
+    full stop, or a footnote whose note ends "(attributed)"."""
     if style not in ("links", "footnotes"):
         raise CitationInputError(f"style must be links or footnotes, got {style!r}")
     index = read_assembly(assembly)
-    verdict = validate_citations(answer, index, uncited="off", stale_only="off")
+    verdict = validate_citations(answer, index, uncited="off", stale_only="off", unsupported_value="off",
+                                 attribute=attribute, embed=embed)
+    edits: list[tuple[int, int, list[tuple[str, bool]]]] = []  # (start, end, [(handle or spelling, valid)])
     groups: dict[tuple[int, int], list[Citation]] = {}
     for c in verdict.citations:
         groups.setdefault((c.start, c.end), []).append(c)
-    numbers: dict[str, int] = {}
-    out, last = [], 0
     for (start, end), members in groups.items():
-        if all(c.record_id is None for c in members):
-            continue  # nothing to resolve: leave the group exactly as written
+        if any(c.record_id is not None for c in members):  # else nothing to resolve: leave it as written
+            edits.append((start, end, [(index.handle_of[c.record_id], True) if c.record_id is not None
+                                       else (c.handle, False) for c in members]))
+    attributed: dict[int, tuple[str, ...]] = {s.sentence: s.handles for s in verdict.support
+                                              if not s.written and s.handles}
+    for s in verdict.sentences:
+        if s.index in attributed:
+            at = s.start + len(_TRAILING.split(s.text.rstrip(), maxsplit=1)[0])
+            edits.append((at, at, [(h, True) for h in attributed[s.index]]))
+    edits.sort(key=lambda e: (e[0], e[1]))
+    numbers: dict[str, int] = {}
+    notes_for: dict[str, bool] = {}  # handle -> cited by the model somewhere (False: only attributed)
+    out, last = [], 0
+    for start, end, items in edits:
+        guess = start == end
+        if start < last:  # never inside text already rewritten
+            continue
         parts = []
-        for c in members:
-            if c.record_id is None:
-                parts.append(f"[{c.handle}]")
+        for handle, valid in items:
+            if not valid:
+                parts.append(f"[{handle}]")
                 continue
-            source = index.sources[index.handle_of[c.record_id]]
+            source = index.sources[handle]
             n = numbers.setdefault(source.handle, len(numbers) + 1)
+            notes_for[handle] = notes_for.get(handle, False) or not guess
             url = safe_url(source.url)
             if style == "footnotes":
                 parts.append(f"[^{n}]")
             else:
                 parts.append(f"[{source.handle}]({url})" if url else f"[{source.handle}: {label(source)}]")
         out.append(answer[last:start])
-        out.append("".join(parts))
+        if guess:
+            out.append("".join(parts) if style == "footnotes" else f" (attributed: {', '.join(parts)})")
+        else:
+            out.append("".join(parts))
         last = end
     out.append(answer[last:])
     text = "".join(out)
@@ -54,7 +78,8 @@ def resolve(answer: str, assembly: Any, *, style: Literal["links", "footnotes"] 
         for handle, n in numbers.items():
             source = index.sources[handle]
             url = safe_url(source.url)
-            notes.append(f"[^{n}]: {label(source)}" + (f" <{url}>" if url else ""))
+            notes.append(f"[^{n}]: {label(source)}" + (f" <{url}>" if url else "")
+                         + ("" if notes_for[handle] else " (attributed)"))
         text = text.rstrip("\n") + "\n\n" + "\n".join(notes) + "\n"
     return text
 

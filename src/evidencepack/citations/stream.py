@@ -16,7 +16,7 @@ from .handles import Cite
 from .markdown import Group, Scanner
 from .model import Finding, Severity, Verdict, check_text, severity_map
 from .source import read_assembly
-from .validate import finding_for, judge, verdict_of
+from .validate import Embed, finding_for, judge, verdict_of
 
 
 class StreamValidator:
@@ -24,8 +24,11 @@ class StreamValidator:
     (`sentence` is -1: sentences are known at the end); `close()` gives the full verdict."""
 
     def __init__(self, assembly: Any, *, uncited: Severity | None = None, stale_only: Severity | None = None,
-                 severities: Mapping[str, Severity] | None = None) -> None:
-        self._levels = severity_map(uncited=uncited, stale_only=stale_only, severities=severities)
+                 unsupported_value: Severity | None = None, severities: Mapping[str, Severity] | None = None,
+                 attribute: bool = False, embed: Embed | None = None) -> None:
+        self._levels = severity_map(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
+                                    severities=severities)
+        self._attribute, self._embed = attribute, embed
         self._index = read_assembly(assembly)
         self._chunks: list[str] = []
         self._cites: list[Cite] = []
@@ -58,5 +61,5 @@ class StreamValidator:
         if self._verdict is None:
             self._scanner.finish()
             self._verdict = verdict_of("".join(self._chunks), self._cites, self._scanner.units, self._index,
-                                       self._levels)
+                                       self._levels, attribute=self._attribute, embed=self._embed)
         return self._verdict

@@ -135,7 +135,7 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
         if (rests_on and levels["stale_only"] != "off" and all(index.sources[h].weak for h in rests_on)
                 and not _OUTDATED_CUES.search(s.text)):
             weak = ", ".join(sorted(set(rests_on)))
-            how = "" if cited else "; it cites nothing, these are attributed by its content"
+            how = "" if cited else ", attributed: it cites nothing and its content matches them"
             findings.append(Finding("stale_only", levels["stale_only"], f"sentence {s.index + 1} rests only on "
                                     f"expired, superseded or informal sources ({weak}{how})", s.index, s.start,
                                     s.end))
