@@ -19,7 +19,16 @@ from typing import Any
 from .backends import Backend, BackendError, Sampling, make_backend
 from .cache import AnswerCache
 from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
-from .experiments import SWEEP_CONDITIONS, TRAP_BASES, TRAP_VARIANTS, SweepRun, TrapRun, default_validator
+from .experiments import (
+    GUARD_KINDS,
+    SWEEP_CONDITIONS,
+    TRAP_BASES,
+    TRAP_VARIANTS,
+    SweepRun,
+    TrapRun,
+    default_validator,
+    guard_kinds,
+)
 from .judge import LLMJudge
 from .report import plot_positions, plot_traps, sweep_report, trap_report
 from .report_html import plots_from, sweep_report_html, trap_report_html
@@ -84,6 +93,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"comma-separated; each is {' or '.join(TRAP_BASES)}, then any of "
                         f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+compact+reminder)")
     t.add_argument("--limit", type=int, help="only the first N questions")
+    t.add_argument("--guard-on", default=",".join(GUARD_KINDS),
+                   help="findings a +guard condition regenerates on, comma-separated (default "
+                        f"{','.join(GUARD_KINDS)}; e.g. stale_only,unknown_handle,uncited,unsupported_value)")
+    t.add_argument("--guard-attribute", choices=("auto", "on", "off"), default="auto",
+                   help="attribute uncited sentences for the guard's check (auto: when --guard-on has uncited "
+                        "or unsupported_value)")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)
     s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",
@@ -148,6 +163,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     corpus = load_jsonl(args.corpus) if args.corpus else bundled()
     traps = load_traps(args.traps, corpus=corpus)[: args.limit or None]
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    guard_on = guard_kinds(args.guard_on)
     backend = _backend(args)
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
@@ -155,9 +171,13 @@ def cmd_traps(args: argparse.Namespace) -> int:
     cache = AnswerCache(args.cache or out / "cache")
     run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
                   LLMJudge(backend, cache) if args.llm_judge else None,
-                  None if args.quiet else lambda label: progress_bar(label), model=_count_model(args))
+                  None if args.quiet else lambda label: progress_bar(label), model=_count_model(args),
+                  guard_on=guard_on, guard_attribute={"auto": None, "on": True, "off": False}[args.guard_attribute])
     rows = run.run()
-    meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions),
+    guard_meta = {}
+    if any("+guard" in c for c in conditions):
+        guard_meta["guard"] = f"on {', '.join(guard_on)}; attribution {'on' if run.guard_attributes else 'off'}"
+    meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions), **guard_meta,
                  trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
     notes = page_notes = _notes(args)
     skipped = None

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..assemble import Assembly, assemble
 from ..budget import Budget
-from ..citations.policies import repair_prompt
+from ..citations.model import SEVERITIES
+from ..citations.policies import repair_line, repair_prompt
 from ..records import Record
 from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
@@ -45,7 +46,11 @@ TRAP_CONDITIONS: dict[str, dict[str, Any]] = {
     "flat": TRAP_BASES["flat"], "structured": TRAP_BASES["structured"],
     **{f"structured+{v}": {**TRAP_BASES["structured"], **o} for v, o in TRAP_VARIANTS.items()},
 }
+#: The findings the guard regenerates on by default. `uncited` and `unsupported_value` are the ones small models
+#: earn (they rarely write a handle); select them with `TrapRun.guard_kinds` / `eval traps --guard-on`.
 GUARD_KINDS = ("stale_only", "unknown_handle")
+#: Kinds that only mean something for uncited answers when attribution is on (the guard's `auto` turns it on).
+ATTRIBUTION_KINDS = ("uncited", "unsupported_value")
 SWEEP_CONDITIONS = ("ranked", "edges", "alternate", "closed_book")
 CLOSED_BOOK_SYSTEM = "Answer the question from what you know. Give the answer only, in a few words."
 # The sweep measures position, not instructions: a short task prompt (as the paper used) keeps the prompt to the
@@ -99,18 +104,40 @@ def answerable(trap: TrapQuestion, a: Assembly) -> bool | None:
     return entry is not None and entry.status == "current" and entry.authority == "authoritative"
 
 
-def repair_message(findings: Sequence[Mapping[str, str]]) -> str:
-    """The guard's one regeneration request: the library's repair prompt for the guarded findings."""
-    return repair_prompt(f["message"] for f in findings if f["kind"] in GUARD_KINDS)
+def repair_message(findings: Sequence[Mapping[str, Any]], kinds: Sequence[str] = GUARD_KINDS,
+                   prefix: str = "S") -> str:
+    """The guard's one regeneration request: the library's repair prompt (`repair_line` for each finding of
+    the guarded `kinds`; a finding may carry `text`, its sentence, which the lines for `uncited` and
+    `unsupported_value` quote). For the default kinds the lines are the findings' messages, unchanged."""
+    return repair_prompt(repair_line(f["kind"], f["message"], prefix, f.get("text"))
+                         for f in findings if f["kind"] in kinds)
+
+
+def guard_kinds(kinds: Sequence[str] | str) -> tuple[str, ...]:
+    """Finding kinds the guard acts on, from a sequence or a comma-separated string; `ValueError` for an
+    unknown kind or an empty list."""
+    parts = [k.strip() for k in (kinds.split(",") if isinstance(kinds, str) else kinds) if k.strip()]
+    unknown = [k for k in parts if k not in SEVERITIES]
+    if unknown or not parts:
+        raise ValueError(f"unknown guard kind(s) {', '.join(unknown) or '(none given)'} "
+                         f"(any of {', '.join(SEVERITIES)})")
+    return tuple(dict.fromkeys(parts))
+
+
+def _summary(v: Any) -> dict[str, Any]:
+    texts = {s.index: s.text for s in getattr(v, "sentences", ()) or ()}
+    return {"valid": bool(v.valid), "coverage": getattr(v, "coverage", None),
+            "citations": len(getattr(v, "citations", ()) or ()),
+            "findings": [{"kind": f.kind, "message": f.message} for f in v.findings],
+            "_texts": [texts.get(getattr(f, "sentence", -1)) for f in v.findings]}
 
 
 def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> dict[str, Any] | None:
     if validator is None:
         return None
-    v = validator(answer, assembly)
-    return {"valid": bool(v.valid), "coverage": getattr(v, "coverage", None),
-            "citations": len(getattr(v, "citations", ()) or ()),
-            "findings": [{"kind": f.kind, "message": f.message} for f in v.findings]}
+    out = _summary(validator(answer, assembly))
+    del out["_texts"]
+    return out
 
 
 def _attribution(answer: str, a: Assembly) -> dict[str, Any]:
@@ -139,6 +166,23 @@ class TrapRun:
     progress: Callable[[str], Progress] | None = None
     model: Any = None  # the target model that counts (evidencepack.models.resolve_model); None: the default
     budget: Budget | None = None
+    guard_on: Sequence[str] = GUARD_KINDS  # the findings a +guard condition regenerates on
+    guard_attribute: bool | None = None  # attribute uncited sentences for the guard; None: when guard_on has
+    # uncited or unsupported_value
+
+    @property
+    def guard_attributes(self) -> bool:
+        if self.guard_attribute is not None:
+            return self.guard_attribute
+        return any(k in ATTRIBUTION_KINDS for k in self.guard_on)
+
+    def guard_check(self, answer: str, a: Assembly) -> dict[str, Any]:
+        """The guard's verdict on an answer, summarised. The default guard calls the validator exactly as
+        before (so its repair prompts, and the cached second answers, do not change)."""
+        assert self.validator is not None
+        if self.guard_attributes:
+            return _summary(self.validator(answer, a, attribute=True))  # type: ignore[call-arg]
+        return _summary(self.validator(answer, a))
 
     def assembly(self, trap: TrapQuestion, condition: str) -> Assembly:
         by_id = {r.id: r for r in self.corpus}
@@ -165,14 +209,23 @@ class TrapRun:
         if structured and is_guarded(condition) and isinstance(out, Completion) and not out.truncated:
             if self.validator is None:
                 raise BackendError("structured+guard needs evidencepack.citations.validate_citations")
-            first = _citation(self.validator, out.text, a) or {"findings": []}
-            bad = [f for f in first["findings"] if f["kind"] in GUARD_KINDS]
-            row["guard"] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad)}
+            kinds = guard_kinds(self.guard_on)
+            first = self.guard_check(out.text, a)
+            texts = first.pop("_texts")
+            bad = [{**f, "text": t} for f, t in zip(first["findings"], texts) if f["kind"] in kinds]
+            fired = sorted({f["kind"] for f in bad})
+            row["guard"] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad),
+                            "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
+                            "fixed": None}
             if bad:
                 messages = [*messages, {"role": "assistant", "content": out.text},
-                            {"role": "user", "content": repair_message(bad)}]
+                            {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
                 row["repair_prompt_hash"] = prompt_hash(messages)
                 out = self.call(messages)
+                if isinstance(out, Completion) and not out.truncated:
+                    again = {f["kind"] for f in self.guard_check(out.text, a)["findings"] if f["kind"] in kinds}
+                    row["guard"]["second_fired"] = sorted(again)
+                    row["guard"]["fixed"] = [k for k in fired if k not in again]
         if isinstance(out, str):
             row.update(status="error", error=out, verdict=None, answer=None)
             return row
@@ -206,6 +259,7 @@ class TrapRun:
         answers); questions within a condition run with bounded concurrency."""
         for c in self.conditions:
             condition_options(c)
+        guard_kinds(self.guard_on)
         if any(is_guarded(c) for c in self.conditions) and self.validator is None:
             raise BackendError("a +guard condition needs evidencepack.citations.validate_citations, which this "
                                "installation does not have; drop that condition")

@@ -65,6 +65,7 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
             "with_citation": rate(sum(bool(r["citation"].get("citations")) for r in cited), len(cited))
             if cited else None,
             "regenerated": sum(r["guard"]["regenerated"] for r in guard) if guard else None,
+            "guard": _guard_metrics(guard) if guard else None,
             # a valid handle written by the model, or attributed to an uncited sentence (claims.attribute)
             "written_or_attributed": rate(sum(bool(r["attribution"]["written"] or r["attribution"]["attributed"])
                                               for r in judged if r.get("attribution")),
@@ -89,6 +90,23 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
 
             out[cond]["judge_agreement"] = agreement(llm)
     return out
+
+
+def _guard_metrics(guard: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the guard did: answers it checked, which finding kinds fired on first answers (answers per kind),
+    how many it regenerated, and, of those, how many second answers no longer had the kinds that fired."""
+    g = [r["guard"] for r in guard]
+    regenerated = [x for x in g if x["regenerated"]]
+    judged = [x for x in regenerated if x.get("fixed") is not None]
+    kinds = list(dict.fromkeys(k for x in g for k in x.get("kinds", ())))
+    return {
+        "kinds": kinds, "attribute": any(x.get("attribute") for x in g), "checked": len(g),
+        "regenerated": len(regenerated),
+        "fired": dict(Counter(k for x in g for k in x.get("fired", ()))),
+        "second_answers": len(judged),
+        "fixed": sum(1 for x in judged if set(x["fixed"]) >= set(x.get("fired", ()))),
+        "fixed_by_kind": dict(Counter(k for x in judged for k in x["fixed"])),
+    }
 
 
 def _refused(row: Mapping[str, Any]) -> bool:
@@ -146,6 +164,21 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
         reg = m[c]["regenerated"]
         lines.append(f"| {c} | {v['current']} | {v['stale']} | {v['surfaced']} | {v['confused']} | {v['none']} | "
                      f"{m[c]['flags_stale']['k']} | {'' if reg is None else reg} |")
+    guarded = [c for c in conds if m[c].get("guard")]
+    if guarded:
+        lines += ["", "## The guard", "", "Per guarded condition: the finding kinds it acts on, the answers it "
+                  "checked, how many first answers each kind fired on, how many it regenerated, and how many second "
+                  "answers no longer have any of the kinds that fired (fixed; per kind in brackets).", "",
+                  "| condition | acts on | attribution | checked | fired on first answer (by kind) | regenerated | "
+                  "fixed |", "|---|---|---|---|---|---|---|"]
+        for c in guarded:
+            g = m[c]["guard"]
+            fired = ", ".join(f"{k} {n}" for k, n in g["fired"].items()) or "none"
+            by_kind = ", ".join(f"{k} {g['fixed_by_kind'].get(k, 0)}/{n}" for k, n in g["fired"].items())
+            fixed = f"{g['fixed']}/{g['second_answers']}" + (f" ({by_kind})" if by_kind else "")
+            lines.append(f"| {c} | {', '.join(g['kinds']) or 'stale_only, unknown_handle'} | "
+                         f"{'on' if g['attribute'] else 'off'} | {g['checked']} | {fired} | {g['regenerated']} | "
+                         f"{fixed} |")
     agree = {c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]}
     if agree:
         lines += ["", "## Rule judge vs LLM judge", "", "| condition | agreement | Cohen's kappa | unparsed |",
