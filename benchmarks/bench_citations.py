@@ -68,7 +68,7 @@ def main() -> None:
     ap.add_argument("--largest", type=int, default=1_000_000, help="largest answer in characters")
     ap.add_argument("--chunk", type=int, default=4, help="streaming chunk size in characters")
     args = ap.parse_args()
-    assembly = assemble(RECORDS, "Does PTO carry over?", as_of="2026-06-01", boundary_key="bench")
+    assembly = assemble(RECORDS, "Does PTO carry over?", as_of="2026-06-01", boundary_key="bench-boundary-key")
     sizes = [s for s in (1_000, 10_000, 100_000, 1_000_000, 10_000_000) if s <= args.largest]
     for mode in ("batch", "stream"):
         print(f"\n{mode}: CPU milliseconds (growth ratio for 10x the text)"

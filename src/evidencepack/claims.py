@@ -181,7 +181,8 @@ def extract_values(text: str) -> tuple[Value, ...]:
             if number is not None:
                 kind, key = "percent", f"{_fmt(number)}%"
         elif g["dur"]:
-            if g["dur_n"].lower() in ("a", "an") and not _A_DURATION_AFTER.search(text[: m.start()]):
+            if g["dur_n"].lower() in ("a", "an") and not _A_DURATION_AFTER.search(text, max(m.start() - 40, 0),
+                                                                                   m.start()):
                 continue
             number = _number(g["dur_n"])
             unit = _DURATION_UNITS.get(g["dur_u"].lower().split()[-1].rstrip("s"))
