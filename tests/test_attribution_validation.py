@@ -289,10 +289,19 @@ def test_cli_inspect_shows_attributed_support(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the eval guard
 
 
-def test_guard_kinds_are_checked() -> None:
+def test_guard_kinds_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert guard_kinds("stale_only, uncited") == ("stale_only", "uncited")
     with pytest.raises(ValueError):
         guard_kinds("stale_only,loud")
+    args = ["eval", "traps", "--backend", "scripted", "--out", str(tmp_path), "--limit", "1", "--no-plots",
+            "--quiet", "--conditions", "structured,structured+guard"]
+    assert main([*args, "--guard-on", "stale_only,loud"]) == 2
+    assert "loud" in capsys.readouterr().err
+    assert main([*args, "--guard-on", "stale_only,unknown_handle,uncited,unsupported_value"]) == 0
+    rows = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
+    guard = next(r["guard"] for r in rows if r["condition"] == "structured+guard")
+    assert guard["kinds"] == ["stale_only", "unknown_handle", "uncited", "unsupported_value"] and guard["attribute"]
+    assert "## The guard" in (tmp_path / "report.md").read_text()
 
 
 def _guard_run(tmp_path: Path, guard_on: tuple[str, ...], second: str) -> tuple[list[dict], list[Messages]]:

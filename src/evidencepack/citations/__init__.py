@@ -8,17 +8,20 @@ own citation target.
 
 Modules: `handles` (grammar), `markdown` (code blocks, units, inline code; the incremental scanner),
 `sentences`, `source` (the one assembly reader), `validate`, `policies` (enforce, strip, regenerate and the
-shared repair prompt), `resolve` (links, footnotes), `stream`.
+shared repair prompt), `resolve` (links, footnotes), `stream`. With `attribute=True` the validator gives
+uncited sentences the sources their content matches (`evidencepack.claims`, imported when first needed) and
+reports that support apart from what the model wrote (`Verdict.support`).
 """
 
 from .handles import Cite, Grammar
-from .model import SEVERITIES, Citation, Finding, Sentence, Severity, Verdict, severity_map
+from .model import SEVERITIES, Citation, Finding, Sentence, Severity, Support, Verdict, severity_map
 from .policies import (
     Regenerated,
     Stripped,
     enforce,
     regenerate,
     repair_instruction,
+    repair_line,
     repair_prompt,
     strip_invalid,
 )
@@ -30,7 +33,7 @@ from .validate import parse_citations, validate_citations
 
 __all__ = [
     "SEVERITIES", "Cite", "Citation", "Fate", "Finding", "Grammar", "Regenerated", "Sentence", "Severity", "Source",
-    "SourceIndex", "StreamValidator", "Stripped", "Verdict", "enforce", "parse_citations", "read_assembly",
-    "regenerate", "repair_instruction", "repair_prompt", "resolve", "severity_map", "split_sentences",
-    "strip_invalid", "validate_citations",
+    "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict", "enforce", "parse_citations",
+    "read_assembly", "regenerate", "repair_instruction", "repair_line", "repair_prompt", "resolve", "severity_map",
+    "split_sentences", "strip_invalid", "validate_citations",
 ]
