@@ -94,6 +94,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--data", help="the task's .jsonl.gz (default ../shared/data/lost-in-the-middle/…)")
     s.add_argument("--k", type=int, nargs="+", default=[9], help="distractor counts (default 9)")
     s.add_argument("--questions", type=int, default=10, help="questions per k (default 10)")
+    s.add_argument("--seats", type=int, help="ranked: ask the gold record at this many seats, spread evenly and "
+                                             "always including the first and last (default: every seat)")
     s.add_argument("--conditions", default=",".join(SWEEP_CONDITIONS), help=f"from {', '.join(SWEEP_CONDITIONS)}")
     s.set_defaults(eval_func=cmd_positions)
     k = sub.add_parser("tokens", help="compare evidencepack's prompt-token count with the server's usage, "
@@ -181,7 +183,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
         qs = load(args.data, k=k, questions=args.questions, seed=args.seed)
         # closed book does not depend on k: ask it once
         conds = [c for c in conditions if c != "closed_book" or i == 0]
-        items += sweep_items(qs, seed=args.seed, conditions=conds)
+        items += sweep_items(qs, seed=args.seed, conditions=conds, seats=args.seats)
     backend = _backend(args)
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
@@ -191,6 +193,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
                    progress=None if args.quiet else progress_bar("positions"), model=_count_model(args))
     rows = run.run()
     meta = _meta(args, backend, sampling, task=args.task, k=" ".join(map(str, args.k)), questions=args.questions,
+                 seats=args.seats or "all",
                  conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
     notes = page_notes = _notes(args)
     skipped = None
