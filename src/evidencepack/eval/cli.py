@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .backends import Backend, BackendError, Sampling, make_backend
+from .backends import NOT_CACHED, Backend, BackendError, CacheOnlyBackend, Sampling, make_backend
 from .cache import AnswerCache
 from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
 from .experiments import SWEEP_CONDITIONS, TRAP_BASES, TRAP_VARIANTS, SweepRun, TrapRun, default_validator
@@ -53,6 +53,8 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
     p.add_argument("--out", default="eval-runs/latest", help="output folder (default eval-runs/latest)")
     p.add_argument("--cache", help="answer cache folder (default OUT/cache)")
     p.add_argument("--concurrency", type=int, default=1, help="calls in flight (default 1)")
+    p.add_argument("--cache-only", action="store_true",
+                   help="make no calls: report only the answers already in the cache and list what is missing")
     p.add_argument("--max-tokens", type=int, default=max_tokens, help=f"output limit (default {max_tokens})")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0, help="sampling seed and sweep shuffle seed (default 0)")
@@ -121,8 +123,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    return make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
-                        api_key=args.api_key, timeout=args.timeout)
+    backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
+                           api_key=args.api_key, timeout=args.timeout)
+    return CacheOnlyBackend(backend) if getattr(args, "cache_only", False) else backend
+
+
+def _cached_rows(args: argparse.Namespace, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """With --cache-only, the rows whose answer was cached, and a note saying how many were left out."""
+    if not args.cache_only:
+        return rows, ""
+    kept = [r for r in rows if r.get("error") != NOT_CACHED]
+    missing = len(rows) - len(kept)
+    return kept, f"{missing} of {len(rows)} prompts were not in the answer cache and are left out" if missing else ""
 
 
 def _meta(args: argparse.Namespace, backend: Backend, sampling: Sampling, **extra: Any) -> dict[str, Any]:
@@ -158,9 +170,10 @@ def cmd_traps(args: argparse.Namespace) -> int:
     run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
                   LLMJudge(backend, cache) if args.llm_judge else None,
                   None if args.quiet else lambda label: progress_bar(label), model=_count_model(args))
-    rows = run.run()
+    rows, left_out = _cached_rows(args, run.run())
     meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions),
-                 trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
+                 trap_set=args.traps or "bundled hr_traps.jsonl", cache=left_out or f"{cache.hits} hits, "
+                 f"{cache.misses} calls")
     notes = page_notes = _notes(args)
     skipped = None
     if not args.no_plots:
@@ -169,7 +182,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     _write(out, rows, trap_report(rows, meta, notes))
     (out / "report.html").write_text(trap_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "traps.png"]), skipped), encoding="utf-8")
-    return _finish(out, rows, cache)
+    return _finish(out, rows, cache, args.cache_only)
 
 
 def cmd_positions(args: argparse.Namespace) -> int:
@@ -191,10 +204,10 @@ def cmd_positions(args: argparse.Namespace) -> int:
     cache = AnswerCache(args.cache or out / "cache")
     run = SweepRun(backend, items, sampling, cache, args.concurrency,
                    progress=None if args.quiet else progress_bar("positions"), model=_count_model(args))
-    rows = run.run()
+    rows, left_out = _cached_rows(args, run.run())
     meta = _meta(args, backend, sampling, task=args.task, k=" ".join(map(str, args.k)), questions=args.questions,
                  seats=args.seats or "all",
-                 conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
+                 conditions=", ".join(conditions), cache=left_out or f"{cache.hits} hits, {cache.misses} calls")
     notes = page_notes = _notes(args)
     skipped = None
     if not args.no_plots:
@@ -205,7 +218,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
     (out / "report.html").write_text(sweep_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "positions.png"]), skipped),
         encoding="utf-8")
-    return _finish(out, rows, cache)
+    return _finish(out, rows, cache, args.cache_only)
 
 
 def _count_model(args: argparse.Namespace) -> Any:
@@ -240,10 +253,10 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in rows) else 1
 
 
-def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache) -> int:
+def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache, cache_only: bool = False) -> int:
     """Say where the results are; exit 1 when calls failed, so a script notices a dead endpoint."""
-    print(f"wrote {out}/results.jsonl, {out}/report.md and {out}/report.html ({cache.misses} calls, "
-          f"{cache.hits} cached)")
+    calls = f"cache only: {cache.misses} not cached" if cache_only else f"{cache.misses} calls"
+    print(f"wrote {out}/results.jsonl, {out}/report.md and {out}/report.html ({calls}, {cache.hits} cached)")
     failed = [r for r in rows if r.get("status") == "error"]
     if failed:
         print(f"evidencepack eval: {len(failed)} of {len(rows)} calls failed; first: {failed[0]['error']}",
