@@ -275,19 +275,9 @@ class CacheOnlyBackend:
     """Stands in for a backend when reports are rebuilt from the answer cache alone: same name and model (so
     the cache keys match), and every call it would have to make fails with `NOT_CACHED` instead."""
 
-    inner: Backend
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def is_model(self) -> bool:
-        return self.inner.is_model
+    name: str
+    model: str
+    is_model: bool = True
 
     def complete(self, messages: Messages, sampling: Sampling) -> Completion:
         raise BackendError(NOT_CACHED)

@@ -125,7 +125,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def _backend(args: argparse.Namespace) -> Backend:
     backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
                            api_key=args.api_key, timeout=args.timeout)
-    return CacheOnlyBackend(backend) if getattr(args, "cache_only", False) else backend
+    if getattr(args, "cache_only", False):
+        return CacheOnlyBackend(backend.name, backend.model, backend.is_model)
+    return backend
 
 
 def _cached_rows(args: argparse.Namespace, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
