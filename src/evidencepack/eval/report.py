@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +97,7 @@ def sign_test(better: int, worse: int) -> float:
     n = better + worse
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2**n
+    tail: float = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
@@ -110,11 +110,15 @@ def paired(rows: Sequence[Mapping[str, Any]], reference: str = "structured") -> 
         if r.get("status") == "ok":
             judged[r["condition"]][r["question"]] = r
     ref = judged.get(reference, {})
-    outcomes = {
-        "current_correct": (lambda r: r.get("verdict") in ("current", "surfaced"), True),
-        "stale": (lambda r: r.get("verdict") == "stale", False),
-        "refused": (lambda r: _refused(r), False),
-    }
+    def correct(r: Mapping[str, Any]) -> bool:
+        return r.get("verdict") in ("current", "surfaced")
+
+    def stale(r: Mapping[str, Any]) -> bool:
+        return r.get("verdict") == "stale"
+
+    # outcome -> (test, whether having it is good)
+    outcomes: dict[str, tuple[Callable[[Mapping[str, Any]], bool], bool]] = {
+        "current_correct": (correct, True), "stale": (stale, False), "refused": (_refused, False)}
     out: dict[str, dict[str, Any]] = {}
     for cond, answers in judged.items():
         if cond == reference or not ref:
