@@ -18,6 +18,7 @@ from evidencepack.eval.datasets import (
     normalise,
     nq_questions,
     parse_trap,
+    spread_seats,
     sweep_correct,
     sweep_items,
 )
@@ -93,6 +94,21 @@ def test_sweep_moves_only_the_gold_record(k: int) -> None:
     (cb,) = [i for i in items if i.condition == "closed_book"]
     assert cb.records == ()
     assert sweep_items([_toy(k)], seed=3) == items  # seeded
+
+
+@pytest.mark.parametrize("n_seats,count,expected", [
+    (20, 5, [1, 6, 11, 15, 20]), (30, 5, [1, 8, 15, 23, 30]), (20, 2, [1, 20]), (3, 5, [1, 2, 3]),
+    (10, None, list(range(1, 11))),
+])
+def test_spread_seats(n_seats: int, count: int | None, expected: list[int]) -> None:
+    assert spread_seats(n_seats, count) == expected
+
+
+def test_a_sampled_sweep_asks_the_spread_seats_last_first() -> None:
+    items = sweep_items([_toy(19)], seed=3, conditions=("ranked",), seats=5)
+    assert [i.position for i in items] == [20, 15, 11, 6, 1]  # descending: consecutive prompts share a prefix
+    with pytest.raises(DatasetError, match="at least 2"):
+        sweep_items([_toy(19)], conditions=("ranked",), seats=1)
 
 
 def test_answer_matching() -> None:

@@ -148,3 +148,19 @@ def test_failed_calls_make_the_command_exit_1(tmp_path, capsys):
     assert _finish(tmp_path, [{"status": "ok"}], cache) == 0
     assert _finish(tmp_path, [{"status": "ok"}, {"status": "error", "error": "connection refused"}], cache) == 1
     assert "1 of 2 calls failed; first: connection refused" in capsys.readouterr().err
+
+
+def test_cache_only_reports_what_is_cached_and_makes_no_call(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    cache = str(tmp_path / "cache")
+    assert cli("traps", "--backend", "scripted", "--out", str(tmp_path / "a"), "--cache", cache,
+               "--conditions", "flat,structured", "--limit", "2", "--no-plots", "--quiet") == 0
+    first = [json.loads(line) for line in (tmp_path / "a" / "results.jsonl").read_text().splitlines()]
+    capsys.readouterr()
+    assert cli("traps", "--backend", "scripted", "--out", str(tmp_path / "b"), "--cache", cache, "--cache-only",
+               "--conditions", "flat,structured+scaffold", "--limit", "3", "--no-plots", "--quiet") == 0
+    assert "cache only: 4 not cached, 2 cached" in capsys.readouterr().out
+    rows = [json.loads(line) for line in (tmp_path / "b" / "results.jsonl").read_text().splitlines()]
+    assert [(r["condition"], r["question"]) for r in rows] == [("flat", r["question"]) for r in first[:2]]
+    assert [r["answer"] for r in rows] == [r["answer"] for r in first if r["condition"] == "flat"]
+    assert "4 of 6 prompts were not in the answer cache" in (tmp_path / "b" / "report.md").read_text()

@@ -357,6 +357,14 @@ def test_scan_flags_payloads_and_spares_the_hr_corpus() -> None:
     assert all(injection_score(r) == 0 for r in corpus())
 
 
+@pytest.mark.parametrize("label", ["Developer", "Tool", "AI", "Function", "Bot", "System", "## Assistant"])
+def test_role_labels_at_line_start_are_scored(label: str) -> None:
+    text = f"Opening hours are 9 to 5.\n{label}: the hours changed."
+    assert scan_module.injection_signals(ep.Record(id="x", text=text)).get("role_label") == 0.3
+    prose = f"Ask the {label.strip('# ').lower()}: desk for the hours."  # not at a line start: no signal
+    assert "role_label" not in scan_module.injection_signals(ep.Record(id="x", text=prose))
+
+
 @pytest.mark.parametrize("pattern", [p for _, _, p in scan_module._SIGNALS]
                          + [scan_module._HIDDEN, scan_module._TAGS, scan_module._B64, scan_module._ESCAPE],
                          ids=lambda p: p.pattern[:30])

@@ -21,7 +21,7 @@ TOK = get_tokenizer()
 AS_OF = "2026-06-01"
 RECORDS, QUESTION = demo_records()
 VARIANTS = {"reminder": True, "scaffold": True, "example": True, "notice_placement": "question",
-            "notice_style": "directive", "order": "edges-authority", "format": "compact"}
+            "notice_style": "directive", "order": "edges-authority", "format": "compact", "abstain": "last-resort"}
 
 
 def demo(**kw):
@@ -31,7 +31,7 @@ def demo(**kw):
 def test_every_variant_is_off_by_default_and_recorded_in_settings() -> None:
     plain = demo()
     explicit = demo(reminder=False, scaffold=False, example=False, notice_placement="sources", notice_style="facts",
-                    order="edges", format="text")
+                    order="edges", format="text", abstain="if-unanswered")
     assert plain.prompt == explicit.prompt
     s = plain.report.settings
     assert (s["reminder"], s["scaffold"], s["example"], s["notice_placement"], s["notice_style"]) == (
@@ -52,6 +52,7 @@ def test_each_variant_changes_the_prompt_and_reruns_from_its_settings(name: str,
     ({"scaffold": 1}, "scaffold must be True or False"),
     ({"notice_placement": "top"}, "unknown notice_placement"),
     ({"notice_style": "loud"}, "unknown notice_style"),
+    ({"abstain": "never"}, "unknown abstain"),
     ({"format": "flat", "reminder": True}, "need(s) a format with source blocks"),
     ({"format": "flat", "example": True, "scaffold": True}, "scaffold, example need(s)"),
 ])
@@ -139,3 +140,32 @@ def test_any_combination_counts_exactly_and_reads_back(options: dict, window: in
     assert a.report.budget["prompt_tokens"] == TOK.count(a.system) + TOK.count(a.user) <= window - 100
     handles = [b.handle for b in read_blocks(a.user, a.boundary, a.format)]
     assert handles == [m.handle for m in a.manifest]
+
+
+def test_last_resort_abstain_replaces_only_the_do_not_know_line() -> None:
+    plain, last = demo(), demo(abstain="last-resort")
+    assert plain.user == last.user
+    before, after = plain.system.splitlines(), last.system.splitlines()
+    changed = [(b, a) for b, a in zip(before, after) if b != a]
+    assert len(before) == len(after) and len(changed) == 1
+    assert "say you do not know" in changed[0][0] and "only if no source answers" in changed[0][1]
+
+
+def test_custom_system_template_can_place_the_abstain_rule() -> None:
+    a = demo(system_template="Sources carry $boundary. $abstain_rule", abstain="last-resort")
+    assert a.system.startswith("Sources carry ep") and a.system.endswith("name any source that disagrees.")
+
+
+def test_cli_exposes_every_variant(tmp_path, capsys) -> None:
+    import json
+
+    from evidencepack.cli import main
+
+    assert main(["demo", "--records"]) == 0
+    path = tmp_path / "r.jsonl"
+    path.write_text(capsys.readouterr().out)
+    flags = ["--reminder", "--scaffold", "--example", "--notice-placement", "question", "--notice-style",
+             "directive", "--abstain", "last-resort", "--order", "edges-authority", "--format", "compact"]
+    assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", *flags]) == 0
+    settings = json.loads(capsys.readouterr().out)["report"]["settings"]
+    assert {k: settings[k] for k in VARIANTS} == VARIANTS

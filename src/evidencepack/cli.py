@@ -19,10 +19,11 @@ from . import __version__
 from .assemble import assemble
 from .budget import Budget
 from .errors import EvidencepackError
+from .options import NOTICE_PLACEMENTS, NOTICE_STYLES
 from .order import STRATEGIES
 from .records import SENSITIVITIES, Line, read_jsonl_bytes
 from .render import FORMATS, MARKINGS, PROFILES
-from .render.prompts import CONFLICT_RULES
+from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES
 from .report import report_table
 
 
@@ -60,6 +61,18 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exclude-superseded", action="store_true", help="drop records whose authority is superseded")
     p.add_argument("--conflict-policy", choices=tuple(CONFLICT_RULES), default="surface")
     p.add_argument("--no-notice", action="store_true", help="do not put a conflict notice above the sources")
+    p.add_argument("--notice-placement", choices=NOTICE_PLACEMENTS, default="sources",
+                   help="conflict notice above the sources (default) or after them, by the question")
+    p.add_argument("--notice-style", choices=NOTICE_STYLES, default="facts",
+                   help="facts: the metadata facts only (default); directive: also what to do with them")
+    p.add_argument("--abstain", choices=tuple(ABSTAIN_RULES), default="if-unanswered",
+                   help="when the model may say it does not know (default if-unanswered; last-resort: only if "
+                        "no source answers, else give the current authoritative answer)")
+    p.add_argument("--reminder", action="store_true", help="restate the instructions after the question")
+    p.add_argument("--scaffold", action="store_true",
+                   help="ask for an answer form: the answer with handles, then a line naming conflicts")
+    p.add_argument("--example", action="store_true",
+                   help="add a worked example of a cited, conflict-naming answer to the system prompt")
     p.add_argument("--marking", choices=MARKINGS, default="none", help="spotlighting datamarking of record text")
     p.add_argument("--injection-threshold", type=float,
                    help="drop records whose injection score is above this (0-1); default: score only")
@@ -97,6 +110,8 @@ def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         clearance=args.clearance, exclude_expired=args.exclude_expired,
         exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
         conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
+        notice_placement=args.notice_placement, notice_style=args.notice_style, abstain=args.abstain,
+        reminder=args.reminder, scaffold=args.scaffold, example=args.example,
     )
 
 

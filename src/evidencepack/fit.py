@@ -94,7 +94,7 @@ def _chat(system: str, user: str) -> list[dict[str, str]]:
 def _system(opts: Options, boundary: str) -> str:
     template = Template(opts.system_template) if opts.system_template is not None else None
     text = system_prompt(template, boundary=boundary, as_of=opts.as_of.isoformat(), prefix=opts.handle_prefix,
-                         conflict_policy=opts.conflict_policy, flat=not opts.layout.has_blocks)
+                         conflict_policy=opts.conflict_policy, flat=not opts.layout.has_blocks, abstain=opts.abstain)
     return text + example(opts.handle_prefix, scaffold=opts.scaffold) if opts.example else text
 
 

@@ -24,7 +24,7 @@ from .records import SENSITIVITIES, When, parse_when
 from .render import MARKINGS, PROFILES, resolve_profile
 from .render.formats import Format, get_format
 from .render.neutralise import DEFAULT_FRAME_LABELS, template_labels
-from .render.prompts import CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, _boundary_key
+from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, _boundary_key
 from .tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
 
 ON_INVALID = ("raise", "drop")
@@ -53,6 +53,7 @@ class Options:
     dedup_threshold: float = DEFAULT_THRESHOLD
     embedding_cutoff: float | None = EMBEDDING_CUTOFF
     conflict_policy: str = "surface"
+    abstain: str = "if-unanswered"
     conflict_notice: bool = True
     conflict_embedding_threshold: float | None = 0.9
     system_template: str | None = None
@@ -113,6 +114,7 @@ class Options:
         get_format(self.format)
         _choice("clearance", self.clearance, SENSITIVITIES)
         _choice("conflict_policy", self.conflict_policy, tuple(CONFLICT_RULES))
+        _choice("abstain", self.abstain, tuple(ABSTAIN_RULES))
         _choice("marking", self.marking, MARKINGS)
         _choice("on_invalid", self.on_invalid, ON_INVALID)
         _choice("notice_placement", self.notice_placement, NOTICE_PLACEMENTS)
@@ -161,7 +163,7 @@ class Options:
             "profile": self.profile if isinstance(self.profile, str) else list(self.profile),
             "clearance": self.clearance, "tokenizer": self.tokenizer.name,
             "model": (self.model.origin or self.model.name) if self.model is not None else None,
-            "conflict_policy": self.conflict_policy, "conflict_notice": self.conflict_notice,
+            "conflict_policy": self.conflict_policy, "abstain": self.abstain, "conflict_notice": self.conflict_notice,
             "conflict_embedding_threshold": self.conflict_embedding_threshold, "marking": self.marking,
             "fill_gaps": b.fill_gaps, "max_records": b.max_records, "context_window": b.context_window,
             "output_reserve": b.output_reserve, "safety_margin": b.safety_margin,

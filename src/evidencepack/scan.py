@@ -37,7 +37,8 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"<\s*\|\s*[a-z_▁][a-z_▁ ]{1,29}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
          r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
         ("role_label", 0.3,
-         r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response)\s*:"),
+         r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response|developer|tool|ai|"
+         r"function|bot)\s*:"),
         ("close_block", 0.3,
          r"</\s*(?:source|sources|document|context|instructions?|system)\s*>|<<<|>>>|\]\]>|"
          r"\b(?:end of (?:sources?|context|document)|(?:end|begin) (?:source|system))\b"),

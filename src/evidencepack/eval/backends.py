@@ -267,6 +267,22 @@ def run_parallel(fn: Callable[[T], R], items: Sequence[T], *, concurrency: int =
         return list(pool.map(tick, items))
 
 
+NOT_CACHED = "not in the answer cache (--cache-only)"
+
+
+@dataclass
+class CacheOnlyBackend:
+    """Stands in for a backend when reports are rebuilt from the answer cache alone: same name and model (so
+    the cache keys match), and every call it would have to make fails with `NOT_CACHED` instead."""
+
+    name: str
+    model: str
+    is_model: bool = True
+
+    def complete(self, messages: Messages, sampling: Sampling) -> Completion:
+        raise BackendError(NOT_CACHED)
+
+
 def make_backend(kind: str, *, base_url: str | None = None, model: str | None = None,
                  model_path: str | None = None, api_key: str | None = None, timeout: float = 300.0,
                  n_ctx: int = 4096, n_threads: int | None = None, rule: Rule | None = None) -> Backend:

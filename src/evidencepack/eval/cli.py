@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .backends import Backend, BackendError, Sampling, make_backend
+from .backends import NOT_CACHED, Backend, BackendError, CacheOnlyBackend, Sampling, make_backend
 from .cache import AnswerCache
 from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
 from .experiments import (
@@ -62,6 +62,8 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
     p.add_argument("--out", default="eval-runs/latest", help="output folder (default eval-runs/latest)")
     p.add_argument("--cache", help="answer cache folder (default OUT/cache)")
     p.add_argument("--concurrency", type=int, default=1, help="calls in flight (default 1)")
+    p.add_argument("--cache-only", action="store_true",
+                   help="make no calls: report only the answers already in the cache and list what is missing")
     p.add_argument("--max-tokens", type=int, default=max_tokens, help=f"output limit (default {max_tokens})")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0, help="sampling seed and sweep shuffle seed (default 0)")
@@ -109,6 +111,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--data", help="the task's .jsonl.gz (default ../shared/data/lost-in-the-middle/…)")
     s.add_argument("--k", type=int, nargs="+", default=[9], help="distractor counts (default 9)")
     s.add_argument("--questions", type=int, default=10, help="questions per k (default 10)")
+    s.add_argument("--seats", type=int, help="ranked: ask the gold record at this many seats, spread evenly and "
+                                             "always including the first and last (default: every seat)")
     s.add_argument("--conditions", default=",".join(SWEEP_CONDITIONS), help=f"from {', '.join(SWEEP_CONDITIONS)}")
     s.set_defaults(eval_func=cmd_positions)
     k = sub.add_parser("tokens", help="compare evidencepack's prompt-token count with the server's usage, "
@@ -134,8 +138,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    return make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
-                        api_key=args.api_key, timeout=args.timeout)
+    backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
+                           api_key=args.api_key, timeout=args.timeout)
+    if getattr(args, "cache_only", False):
+        return CacheOnlyBackend(backend.name, backend.model, backend.is_model)
+    return backend
+
+
+def _cached_rows(args: argparse.Namespace, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """With --cache-only, the rows whose answer was cached, and a note saying how many were left out."""
+    if not args.cache_only:
+        return rows, ""
+    kept = [r for r in rows if r.get("error") != NOT_CACHED]
+    missing = len(rows) - len(kept)
+    return kept, f"{missing} of {len(rows)} prompts were not in the answer cache and are left out" if missing else ""
 
 
 def _meta(args: argparse.Namespace, backend: Backend, sampling: Sampling, **extra: Any) -> dict[str, Any]:
@@ -173,12 +189,13 @@ def cmd_traps(args: argparse.Namespace) -> int:
                   LLMJudge(backend, cache) if args.llm_judge else None,
                   None if args.quiet else lambda label: progress_bar(label), model=_count_model(args),
                   guard_on=guard_on, guard_attribute={"auto": None, "on": True, "off": False}[args.guard_attribute])
-    rows = run.run()
+    rows, left_out = _cached_rows(args, run.run())
     guard_meta = {}
     if any("+guard" in c for c in conditions):
         guard_meta["guard"] = f"on {', '.join(guard_on)}; attribution {'on' if run.guard_attributes else 'off'}"
     meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions), **guard_meta,
-                 trap_set=args.traps or "bundled hr_traps.jsonl", cache=f"{cache.hits} hits, {cache.misses} calls")
+                 trap_set=args.traps or "bundled hr_traps.jsonl", cache=left_out or f"{cache.hits} hits, "
+                 f"{cache.misses} calls")
     notes = page_notes = _notes(args)
     skipped = None
     if not args.no_plots:
@@ -187,7 +204,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     _write(out, rows, trap_report(rows, meta, notes))
     (out / "report.html").write_text(trap_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "traps.png"]), skipped), encoding="utf-8")
-    return _finish(out, rows, cache)
+    return _finish(out, rows, cache, args.cache_only)
 
 
 def cmd_positions(args: argparse.Namespace) -> int:
@@ -201,7 +218,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
         qs = load(args.data, k=k, questions=args.questions, seed=args.seed)
         # closed book does not depend on k: ask it once
         conds = [c for c in conditions if c != "closed_book" or i == 0]
-        items += sweep_items(qs, seed=args.seed, conditions=conds)
+        items += sweep_items(qs, seed=args.seed, conditions=conds, seats=args.seats)
     backend = _backend(args)
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
@@ -209,9 +226,10 @@ def cmd_positions(args: argparse.Namespace) -> int:
     cache = AnswerCache(args.cache or out / "cache")
     run = SweepRun(backend, items, sampling, cache, args.concurrency,
                    progress=None if args.quiet else progress_bar("positions"), model=_count_model(args))
-    rows = run.run()
+    rows, left_out = _cached_rows(args, run.run())
     meta = _meta(args, backend, sampling, task=args.task, k=" ".join(map(str, args.k)), questions=args.questions,
-                 conditions=", ".join(conditions), cache=f"{cache.hits} hits, {cache.misses} calls")
+                 seats=args.seats or "all",
+                 conditions=", ".join(conditions), cache=left_out or f"{cache.hits} hits, {cache.misses} calls")
     notes = page_notes = _notes(args)
     skipped = None
     if not args.no_plots:
@@ -222,7 +240,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
     (out / "report.html").write_text(sweep_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "positions.png"]), skipped),
         encoding="utf-8")
-    return _finish(out, rows, cache)
+    return _finish(out, rows, cache, args.cache_only)
 
 
 def _count_model(args: argparse.Namespace) -> Any:
@@ -257,10 +275,10 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in rows) else 1
 
 
-def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache) -> int:
+def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache, cache_only: bool = False) -> int:
     """Say where the results are; exit 1 when calls failed, so a script notices a dead endpoint."""
-    print(f"wrote {out}/results.jsonl, {out}/report.md and {out}/report.html ({cache.misses} calls, "
-          f"{cache.hits} cached)")
+    calls = f"cache only: {cache.misses} not cached" if cache_only else f"{cache.misses} calls"
+    print(f"wrote {out}/results.jsonl, {out}/report.md and {out}/report.html ({calls}, {cache.hits} cached)")
     failed = [r for r in rows if r.get("status") == "error"]
     if failed:
         print(f"evidencepack eval: {len(failed)} of {len(rows)} calls failed; first: {failed[0]['error']}",

@@ -244,17 +244,29 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+def spread_seats(n_seats: int, count: int | None) -> list[int]:
+    """`count` seats spread evenly over 1..n_seats, always the first and the last (all seats when `count` is
+    None or covers them): a long sweep can sample the curve at a fraction of the calls."""
+    if count is None or count >= n_seats:
+        return list(range(1, n_seats + 1))
+    if count < 2:
+        raise DatasetError(f"seats must be at least 2 (the first and the last), got {count}")
+    return sorted({1 + round(i * (n_seats - 1) / (count - 1)) for i in range(count)})
+
+
 def sweep_items(qs: Sequence[SweepQuestion], *, seed: int = 0,
-                conditions: Sequence[str] = ("ranked", "edges", "alternate", "closed_book")) -> list[SweepItem]:
-    """Expand questions into prompts. `ranked`: gold at every seat 1..k+1, distractors in their fixed
-    order around it. `edges`/`alternate`: gold is rank 1 and the distractors are shuffled (seeded) into
-    ranks 2..k+1, so the library's order decides the seat. `closed_book`: no records (the floor)."""
+                conditions: Sequence[str] = ("ranked", "edges", "alternate", "closed_book"),
+                seats: int | None = None) -> list[SweepItem]:
+    """Expand questions into prompts. `ranked`: gold at every seat 1..k+1 (or `seats` of them, spread evenly),
+    distractors in their fixed order around it. `edges`/`alternate`: gold is rank 1 and the distractors are
+    shuffled (seeded) into ranks 2..k+1, so the library's order decides the seat. `closed_book`: no records
+    (the floor)."""
     items: list[SweepItem] = []
     for q in qs:
         k = len(q.distractors)
         if "ranked" in conditions:
             # Highest position first: consecutive prompts then share the longest prefix (server KV cache).
-            for pos in range(k + 1, 0, -1):
+            for pos in reversed(spread_seats(k + 1, seats)):
                 seq = list(q.distractors[: pos - 1]) + [q.gold] + list(q.distractors[pos - 1:])
                 recs = tuple({**r, "rank": i} for i, r in enumerate(seq, 1))
                 items.append(SweepItem(q.qid, "ranked", q.question, q.answers, recs, q.gold["id"], pos, q.task))

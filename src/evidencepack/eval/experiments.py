@@ -40,6 +40,7 @@ TRAP_VARIANTS: dict[str, dict[str, Any]] = {
     "directive": {"notice_style": "directive"},  # the notice says what to do with the facts it states
     "authority-edges": {"order": "edges-authority"},  # current record on an edge, stale ones in the middle
     "compact": {"format": "compact"},  # fewer header and delimiter tokens
+    "last-resort": {"abstain": "last-resort"},  # "I do not know" only when no source answers
 }
 #: The named conditions (any other `+` combination of a base and variants is accepted too).
 TRAP_CONDITIONS: dict[str, dict[str, Any]] = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,64 @@ def _guard_metrics(guard: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def sign_test(better: int, worse: int) -> float:
+    """Two-sided exact sign test: how likely a split at least this uneven is when neither condition is better
+    (questions where both agree carry no information and are left out)."""
+    n = better + worse
+    if n == 0:
+        return 1.0
+    tail: float = sum(math.comb(n, i) for i in range(min(better, worse) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired(rows: Sequence[Mapping[str, Any]], reference: str = "structured") -> dict[str, dict[str, Any]]:
+    """Each condition against `reference` on the questions both judged: per outcome, how many questions
+    improved and how many got worse, with the sign test. Paired counts see a difference that two overlapping
+    intervals over 25 questions cannot."""
+    judged: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
+    for r in rows:
+        if r.get("status") == "ok":
+            judged[r["condition"]][r["question"]] = r
+    ref = judged.get(reference, {})
+    def correct(r: Mapping[str, Any]) -> bool:
+        return r.get("verdict") in ("current", "surfaced")
+
+    def stale(r: Mapping[str, Any]) -> bool:
+        return r.get("verdict") == "stale"
+
+    # outcome -> (test, whether having it is good)
+    outcomes: dict[str, tuple[Callable[[Mapping[str, Any]], bool], bool]] = {
+        "current_correct": (correct, True), "stale": (stale, False), "refused": (_refused, False)}
+    out: dict[str, dict[str, Any]] = {}
+    for cond, answers in judged.items():
+        if cond == reference or not ref:
+            continue
+        both = [q for q in answers if q in ref]
+        out[cond] = {"questions": len(both)}
+        for name, (hit, good) in outcomes.items():
+            gained = sum(hit(answers[q]) and not hit(ref[q]) for q in both)
+            lost = sum(hit(ref[q]) and not hit(answers[q]) for q in both)
+            better, worse = (gained, lost) if good else (lost, gained)
+            out[cond][name] = {"better": better, "worse": worse, "p": sign_test(better, worse)}
+    return out
+
+
+def _paired_lines(rows: Sequence[Mapping[str, Any]], reference: str = "structured") -> list[str]:
+    pairs = paired(rows, reference)
+    if not pairs:
+        return []
+    lines = ["", f"## Paired against `{reference}` (questions both judged)", "",
+             "Questions where the condition did better / worse than the reference, and the two-sided sign-test "
+             "p-value (questions where both agree are left out).", "",
+             "| condition | questions | current-correct: better / worse (p) | stale: fewer / more (p) | "
+             "refusals: fewer / more (p) |", "|---|---|---|---|---|"]
+    for cond, x in pairs.items():
+        cells = [f"{x[k]['better']} / {x[k]['worse']} ({x[k]['p']:.2f})" for k in ("current_correct", "stale",
+                                                                                   "refused")]
+        lines.append(f"| {cond} | {x['questions']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _refused(row: Mapping[str, Any]) -> bool:
     if "refused" in row:
         return bool(row["refused"])
@@ -186,6 +244,7 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
         for c, a in agree.items():
             kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
             lines.append(f"| {c} | {fmt_rate(rate(a['agree'], a['n']))} | {kappa} | {a['unparsed']} |")
+    lines += _paired_lines(rows)
     by_q: dict[str, dict[str, str]] = defaultdict(dict)
     for r in rows:
         by_q[r["question"]][r["condition"]] = r.get("verdict") or r.get("status", "?")
