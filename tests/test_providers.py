@@ -119,3 +119,18 @@ def test_typed_messages_carry_the_assembly(assembly):
     assert msgs == assembly.messages
     req = providers.anthropic_request(assembly)
     assert req == assembly.anthropic()
+
+
+UNCITED_STALE = "Up to five days of PTO carry over into the next year."
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_attribution_lets_the_guard_act_on_an_answer_without_handles(make, assembly):
+    with FakeLLM([UNCITED_STALE]) as server:
+        plain = providers.ask(make(server.url), assembly, model="m")
+    assert plain.verdict.valid and plain.attempts == 0  # nothing cited: nothing for the guard to act on
+    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+        checked = providers.ask(make(server.url), assembly, model="m", attribute=True)
+    assert checked.attempts == 1 and checked.answer == GOOD and checked.verdict.valid
+    first = server.requests[1]["messages"][-1]["content"]
+    assert "expired, superseded or informal" in first and "attributed" in first

@@ -108,6 +108,8 @@ class Policy:
     regenerate_on: tuple[str, ...] = REGENERATE_ON
     uncited: Severity = "warn"
     stale_only: Severity = "error"
+    unsupported_value: Severity = "warn"
+    attribute: bool = False  # attribute uncited sentences (claims.attribute) before checking stale_only/values
 
     def __post_init__(self) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 0:
@@ -118,7 +120,8 @@ class Policy:
             raise OptionError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
 
     def validate(self, answer: str, index: SourceIndex) -> Verdict:
-        return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only)
+        return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only,
+                                  unsupported_value=self.unsupported_value, attribute=self.attribute)
 
     def retry(self, verdict: Verdict) -> bool:
         return any(f.severity == "error" and f.kind in self.regenerate_on for f in verdict.findings)

@@ -112,41 +112,48 @@ def _anthropic(messages: Sequence[ChatMessage]) -> AnthropicRequest:
 
 def ask(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
         regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn", stale_only: Severity = "error",
-        max_tokens: int | None = None, **create: Any) -> Answered:
+        unsupported_value: Severity = "warn", attribute: bool = False, max_tokens: int | None = None,
+        **create: Any) -> Answered:
     """Send, validate, regenerate (at most `attempts` times, only on `regenerate_on` findings).
 
-    `max_tokens` defaults to the assembly's output reserve for Anthropic (which requires it); extra keyword
-    arguments go to the SDK's create call unchanged.
+    For a model that rarely writes handles, `attribute=True` checks what its uncited sentences rest on, and
+    `unsupported_value="error"` with `"unsupported_value"` in `regenerate_on` asks again when a sentence
+    states a number its sources do not. `max_tokens` defaults to the assembly's output reserve for Anthropic
+    (which requires it); extra keyword arguments go to the SDK's create call unchanged.
     """
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    return answer(assembly, call.complete, policy=Policy(attempts, tuple(regenerate_on), uncited, stale_only))
+    return answer(assembly, call.complete, policy=Policy(attempts, tuple(regenerate_on), uncited, stale_only,
+                                                         unsupported_value, attribute))
 
 
 async def ask_async(client: AsyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                     regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-                    stale_only: Severity = "error", max_tokens: int | None = None, **create: Any) -> Answered:
+                    stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                    max_tokens: int | None = None, **create: Any) -> Answered:
     """`ask` with `AsyncOpenAI` or `AsyncAnthropic`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    return await answer_async(assembly, call.acomplete,
-                              policy=Policy(attempts, tuple(regenerate_on), uncited, stale_only))
+    return await answer_async(assembly, call.acomplete, policy=Policy(
+        attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute))
 
 
 def ask_stream(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-               stale_only: Severity = "error", max_tokens: int | None = None, **create: Any) -> Iterator[Event]:
+               stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+               max_tokens: int | None = None, **create: Any) -> Iterator[Event]:
     """`ask`, streamed: `Delta` text, `Flagged` findings as soon as a bad handle closes, then `Done`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    return answer_stream(assembly, call.stream, policy=Policy(attempts, tuple(regenerate_on), uncited, stale_only))
+    return answer_stream(assembly, call.stream, policy=Policy(
+        attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute))
 
 
 def ask_stream_async(client: AsyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                      regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-                     stale_only: Severity = "error", max_tokens: int | None = None,
-                     **create: Any) -> AsyncIterator[Event]:
+                     stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                     max_tokens: int | None = None, **create: Any) -> AsyncIterator[Event]:
     """`ask_stream` with an async client: `async for event in ask_stream_async(...)`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    return answer_stream_async(assembly, call.astream,
-                               policy=Policy(attempts, tuple(regenerate_on), uncited, stale_only))
+    return answer_stream_async(assembly, call.astream, policy=Policy(
+        attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute))
 
 
 class _Call:
