@@ -9,12 +9,22 @@ from pathlib import Path
 
 import pytest
 
+from evidencepack import assemble
 from evidencepack.demo import corpus
 from evidencepack.eval.backends import Messages, Sampling, ScriptedBackend
 from evidencepack.eval.cache import AnswerCache
 from evidencepack.eval.cli import add_parser, progress_bar, run
-from evidencepack.eval.datasets import load_traps
-from evidencepack.eval.experiments import TrapRun, default_validator, repair_message
+from evidencepack.eval.datasets import SweepQuestion, load_traps, sweep_items
+from evidencepack.eval.experiments import (
+    EVAL_KEY,
+    SWEEP_SYSTEM,
+    TRAP_VARIANTS,
+    SweepRun,
+    TrapRun,
+    condition_options,
+    default_validator,
+    repair_message,
+)
 from evidencepack.eval.report import trap_metrics
 
 ALL = "flat,structured,structured+guard,structured+exclude"
@@ -164,3 +174,28 @@ def test_cache_only_reports_what_is_cached_and_makes_no_call(tmp_path: Path, cap
     assert [(r["condition"], r["question"]) for r in rows] == [("flat", r["question"]) for r in first[:2]]
     assert [r["answer"] for r in rows] == [r["answer"] for r in first if r["condition"] == "flat"]
     assert "4 of 6 prompts were not in the answer cache" in (tmp_path / "b" / "report.md").read_text()
+
+
+#: The library defaults the harness relied on before they moved: its prompts (and the answer cache keyed on
+#: them) must not move with the defaults.
+PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
+
+
+def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
+    assert {k: condition_options("structured")[k] for k in PINNED} == PINNED
+    assert condition_options("flat") == {"format": "flat", "order": "edges"}
+    for name, variant in TRAP_VARIANTS.items():
+        opts = condition_options(f"structured+{name}")
+        assert {k: opts[k] for k in PINNED} == {**PINNED, **{k: v for k, v in variant.items() if k in PINNED}}
+
+
+@pytest.mark.parametrize("system", [SWEEP_SYSTEM, None])
+def test_sweep_prompts_pin_the_options_whose_defaults_moved(system: str | None) -> None:
+    q = SweepQuestion("kv-0", "What is the value of k0?", ("v0",), {"id": "gold", "text": '{"k0": "v0"}'},
+                      tuple({"id": f"d{i}", "text": f'{{"k{i}": "v{i}"}}'} for i in range(1, 5)), "kv")
+    run = SweepRun(ScriptedBackend(), [], Sampling(), system=system)
+    for item in sweep_items([q], conditions=("ranked", "edges", "alternate")):
+        want = assemble(list(item.records), item.question, as_of=run.as_of, order=item.order, profile="minimal",
+                        conflict_notice=False, boundary_key=EVAL_KEY, system_template=system,
+                        **{k: v for k, v in PINNED.items() if k != "order"})
+        assert run.messages(item)[0] == want.messages

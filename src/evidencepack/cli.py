@@ -65,9 +65,9 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
                    help="conflict notice above the sources (default) or after them, by the question")
     p.add_argument("--notice-style", choices=NOTICE_STYLES, default="facts",
                    help="facts: the metadata facts only (default); directive: also what to do with them")
-    p.add_argument("--abstain", choices=tuple(ABSTAIN_RULES), default="if-unanswered",
-                   help="when the model may say it does not know (default if-unanswered; last-resort: only if "
-                        "no source answers, else give the current authoritative answer)")
+    p.add_argument("--abstain", choices=tuple(ABSTAIN_RULES), default="last-resort",
+                   help="when the model may say it does not know (default last-resort: only if no source "
+                        "answers, else give the current authoritative answer; if-unanswered: the original line)")
     p.add_argument("--reminder", action="store_true", help="restate the instructions after the question")
     p.add_argument("--scaffold", action="store_true",
                    help="ask for an answer form: the answer with handles, then a line naming conflicts")

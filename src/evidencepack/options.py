@@ -53,7 +53,7 @@ class Options:
     dedup_threshold: float = DEFAULT_THRESHOLD
     embedding_cutoff: float | None = EMBEDDING_CUTOFF
     conflict_policy: str = "surface"
-    abstain: str = "if-unanswered"
+    abstain: str = "last-resort"
     conflict_notice: bool = True
     conflict_embedding_threshold: float | None = 0.9
     system_template: str | None = None

@@ -1,10 +1,11 @@
 """Precision of `claims.attribute` and `claims.unsupported_value` on a labelled set of answer sentences.
 
-Each line of the set names a bundled trap question (its records, assembled with the default options, are the
-sources), a sentence, the record ids that support it (empty: nothing does), the record ids the sentence
-cites (written as handles after it), and the values that should be found unsupported. Attribution is
-measured on uncited sentences; value support on every sentence with sources (cited ones against what they
-cite, uncited ones against their labelled support, so attribution mistakes do not blur the value check).
+Each line of the set names a bundled trap question (its records, assembled as the `structured` trap
+condition assembles them, are the sources), a sentence, the record ids that support it (empty: nothing
+does), the record ids the sentence cites (written as handles after it), and the values that should be
+found unsupported. Attribution is measured on uncited sentences; value support on every sentence with
+sources (cited ones against what they cite, uncited ones against their labelled support, so attribution
+mistakes do not blur the value check).
 
     python -m evidencepack.eval.claims_eval tests/data/claims_labelled.jsonl
 """
@@ -20,13 +21,13 @@ from typing import Any
 from ..assemble import Assembly, assemble
 from ..claims import attribute, sources_of, unsupported_in
 from ..data import corpus, traps
-from .experiments import EVAL_KEY
+from .experiments import EVAL_KEY, condition_options
 
 
 def _assemblies() -> dict[str, Assembly]:
     by_id = {r.id: r for r in corpus()}
     return {t["id"]: assemble([by_id[i] for i in t["records"]], t["question"], as_of=t["as_of"],
-                              boundary_key=EVAL_KEY) for t in traps()}
+                              boundary_key=EVAL_KEY, **condition_options("structured")) for t in traps()}
 
 
 def measure(path: str | Path) -> dict[str, Any]:

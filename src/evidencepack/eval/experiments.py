@@ -26,9 +26,12 @@ EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducibl
 #: A condition is a base, optionally followed by `+variant` parts: `structured+compact+reminder+guard`. The
 #: harness only selects assembly options (each variant is a named option of the pass it belongs to, see
 #: `Options`); `guard` is the one part that changes what the harness does (one regeneration, see below).
+#: Each base pins every option whose library default has changed or may change (order, format, abstain), so the
+#: prompts a condition sends, and the cached answers keyed on them, do not move with the defaults.
 TRAP_BASES: dict[str, dict[str, Any]] = {
-    "flat": {"format": "flat"},
-    "structured": {"format": "text", "profile": "policy", "conflict_notice": True},
+    "flat": {"format": "flat", "order": "edges"},
+    "structured": {"format": "text", "profile": "policy", "conflict_notice": True, "order": "edges",
+                   "abstain": "if-unanswered"},
 }
 TRAP_VARIANTS: dict[str, dict[str, Any]] = {
     "guard": {},
@@ -290,7 +293,8 @@ class SweepRun:
             msgs = [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": item.question}]
             return msgs, None, 0
         a = assemble(list(item.records), item.question, as_of=self.as_of, order=item.order, profile="minimal",
-                     conflict_notice=False, boundary_key=EVAL_KEY, system_template=self.system, model=self.model)
+                     format="text", abstain="if-unanswered", conflict_notice=False, boundary_key=EVAL_KEY,
+                     system_template=self.system, model=self.model)  # pinned: the cached answers stay valid
         if len(a.manifest) != len(item.records):
             dropped = [o.id for o in a.report.records if o.decision != "included"]
             raise ValueError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")

@@ -28,12 +28,12 @@ CONFLICT_RULES = {
                 "Do not offer outdated or informal guidance as an option."),
 }
 
-#: When to say "I do not know". `if-unanswered` is the original wording; `last-resort` exists because small
-#: models read the original as licence to decline whenever an expired source disagrees with a current one.
+#: When to say "I do not know". `last-resort` (the default, listed first) exists because small models read the
+#: original wording, `if-unanswered`, as licence to decline whenever an expired source disagrees with a current one.
 ABSTAIN_RULES = {
-    "if-unanswered": "If the sources do not answer the question, say you do not know.",
     "last-resort": ("Say you do not know only if no source answers the question: when a current, authoritative "
                     "source answers it, give its answer and name any source that disagrees."),
+    "if-unanswered": "If the sources do not answer the question, say you do not know.",
 }
 
 SYSTEM_TEMPLATE = Template("""\
@@ -89,7 +89,7 @@ def _boundary_key(key: bytes | str | None) -> bytes:
 
 
 def system_prompt(template: str | Template | None, *, boundary: str, as_of: str, prefix: str,
-                  conflict_policy: str, flat: bool, abstain: str = "if-unanswered") -> str:
+                  conflict_policy: str, flat: bool, abstain: str = "last-resort") -> str:
     if flat and template is None:
         return FLAT_SYSTEM
     if conflict_policy not in CONFLICT_RULES:
