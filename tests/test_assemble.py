@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evidencepack import Budget, Record, assemble, get_tokenizer
+from evidencepack.order import STRATEGIES
 from evidencepack.render import read_blocks
 
 AS_OF = date(2026, 1, 15)
@@ -127,7 +128,7 @@ records_st = st.lists(record_st, min_size=0, max_size=25).map(
     lambda rs: [{"id": f"r{i}", **r} for i, r in enumerate(rs)])
 options_st = st.fixed_dictionaries({
     "format": st.sampled_from(["text", "xml", "markdown", "json", "flat"]),
-    "order": st.sampled_from(["edges", "alternate", "ranked", "stable"]),
+    "order": st.sampled_from(STRATEGIES),
     "window": st.integers(min_value=900, max_value=3000),
     "fill_gaps": st.booleans(),
     "max_records": st.none() | st.integers(min_value=0, max_value=10),

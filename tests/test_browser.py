@@ -120,7 +120,7 @@ def test_demo_page_shows_what_the_model_saw(browser: Chromium, tmp_path: Path) -
     assert all(d["height"] > 0 and d["id"] in d["text"] for d in facts["dropped"])
     assert len(facts["flagged"]) == 2
     assert "stale only" in facts["flagged"][0] and "unknown handle" in facts["flagged"][1]
-    assert "S5 is authoritative and current" in facts["text"]  # the notice as sent
+    assert "S1 is authoritative and current" in facts["text"]  # the notice as sent
 
 
 def test_injected_markup_stays_text_in_the_browser(browser: Chromium, tmp_path: Path) -> None:

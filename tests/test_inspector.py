@@ -123,11 +123,13 @@ def demo_assembly(**kw: Any) -> dict[str, Any]:
     return assemble(records, question, as_of="2026-06-01", boundary_key=DEMO_KEY, **kw).to_dict()
 
 
+#: Handles as the default order seats the demo: the current handbook first (S1), the Slack message S2, the
+#: superseded 2024 handbook S3.
 DEMO_ANSWER = (
-    "No. Unused PTO does not carry over; any balance left on December 31 is forfeited [S5].\n"
-    "A 2023 Slack message [S1] said a manager could move about a week into next year, but that guidance "
+    "No. Unused PTO does not carry over; any balance left on December 31 is forfeited [S1].\n"
+    "A 2023 Slack message [S2] said a manager could move about a week into next year, but that guidance "
     "expired when the policy changed.\n"
-    "The 2024 handbook allowed 5 days [S2]. HR can confirm [S9].\n"
+    "The 2024 handbook allowed 5 days [S3]. HR can confirm [S9].\n"
 )
 
 
@@ -163,7 +165,7 @@ def test_conflict_notice_is_shown_as_the_model_saw_it() -> None:
     page = Page(inspector_html(data))
     notice = [t for cls, t in page.pre if cls == "notice"]
     assert len(notice) == 1 and notice[0].startswith("Notice: ")
-    assert notice[0] in data["messages"][1]["content"] and "S5 is authoritative and current" in notice[0]
+    assert notice[0] in data["messages"][1]["content"] and "S1 is authoritative and current" in notice[0]
     without = Page(inspector_html(demo_assembly(conflict_notice=False)))
     assert not [t for cls, t in without.pre if cls == "notice"]
     assert "pto-carryover" in without.visible  # the group is still listed
@@ -266,9 +268,9 @@ def test_answer_sentences_are_marked_by_their_findings() -> None:
     assert classes == {1: "f-ok", 2: "f-ok", 3: "f-error", 4: "f-error"}
     assert "\u2717 stale only" in page.visible and "\u2717 unknown handle" in page.visible  # text, not colour alone
     links = {a["data-cites"]: a["href"] for a in page.all("a") if a.get("data-cites")}
-    assert links == {"S5": "#block-S5", "S1": "#block-S1", "S2": "#block-S2"}
+    assert links == {"S1": "#block-S1", "S2": "#block-S2", "S3": "#block-S3"}
     cited_blocks = [a["data-handle"] for a in page.all("article") if "cited" in (a.get("class") or "").split()]
-    assert sorted(cited_blocks) == ["S1", "S2", "S5"]
+    assert sorted(cited_blocks) == ["S1", "S2", "S3"]
     # the answer is shown whole: its visible text (markers aside) is the answer
     answer_html = source.split('<div class="answer">')[1].split("</div>")[0]
     text = re.sub(r"<sup class=\"sn\">\d+</sup>|<span class=\"tag[^\"]*\">[^<]*</span>", "", answer_html)
@@ -293,7 +295,7 @@ def test_citing_a_dropped_record_by_id_links_to_its_drop_reason() -> None:
 
 
 def test_answer_with_markup_stays_text() -> None:
-    answer = " ".join(HTML_PAYLOADS) + " Unused PTO is forfeited [S5]."
+    answer = " ".join(HTML_PAYLOADS) + " Unused PTO is forfeited [S1]."
     page = assert_inert(inspector_html(demo_assembly(), answer))
     assert visible("<script>window.__pwned = 1</script>") in page.visible
 

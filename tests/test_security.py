@@ -21,6 +21,7 @@ import evidencepack as ep
 import evidencepack.scan as scan_module
 from evidencepack import Budget, RecordError, assemble
 from evidencepack.demo import corpus
+from evidencepack.order import STRATEGIES
 from evidencepack.records import SENSITIVITIES, parse_jsonl_bytes
 from evidencepack.render import read_blocks
 from evidencepack.render.neutralise import neutralise, neutralise_value
@@ -459,7 +460,7 @@ def _hidden_content(draw: st.DrawFn) -> dict:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), n=st.integers(1, 8), clearance=st.sampled_from(_LEVELS), fmt=st.sampled_from(FORMATS),
-       order=st.sampled_from(["edges", "alternate", "ranked", "stable"]), strict=st.booleans(),
+       order=st.sampled_from(STRATEGIES), strict=st.booleans(),
        profile=st.sampled_from(["policy", "reference", "minimal"]), exclude_expired=st.booleans(),
        threshold=st.one_of(st.none(), st.floats(0, 1)), window=st.integers(1500, 6000))
 def test_records_above_clearance_cannot_influence_the_output(data, n, clearance, fmt, order, strict, profile,

@@ -25,7 +25,7 @@ VARIANTS = {"reminder": True, "scaffold": True, "example": True, "notice_placeme
 #: The prompt before any variant existed (the evaluation harness pins these values), and today's defaults.
 ORIGINAL = {"reminder": False, "scaffold": False, "example": False, "notice_placement": "sources",
             "notice_style": "facts", "order": "edges", "format": "text", "abstain": "if-unanswered"}
-DEFAULTS = {**ORIGINAL, "abstain": "last-resort"}
+DEFAULTS = {**ORIGINAL, "abstain": "last-resort", "order": "edges-authority"}
 
 
 def demo(**kw):
@@ -102,12 +102,14 @@ def test_edges_authority_seats_the_current_record_first_and_stale_ones_away_from
         assert by_id[weak].position not in (1, n)
 
 
-def test_edges_authority_is_edges_without_a_conflict_group() -> None:
+def test_edges_authority_is_the_default_and_is_edges_without_a_conflict_group() -> None:
     records = [Record(id=f"r{i}", text=f"record number {i} about topic {i}", authority="informal" if i % 2 else
                       "authoritative", valid_until=date(2020, 1, 1) if i == 3 else None) for i in range(7)]
-    plain = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY)
-    assert assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, order="edges-authority",
-                    ).manifest == plain.manifest
+    edges = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, order="edges")
+    default = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY)
+    assert default.report.settings["order"] == "edges-authority"
+    assert default.prompt == edges.prompt and default.manifest == edges.manifest
+    assert [m.id for m in edges.manifest] != [r.id for r in records]  # edges did reorder them
 
 
 def test_compact_keeps_the_boundary_on_both_lines_and_costs_fewer_tokens() -> None:

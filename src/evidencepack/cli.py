@@ -45,7 +45,9 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--safety-margin", type=int, default=128, help="tokens kept for drift (default 128)")
     p.add_argument("--max-records", type=int, help="include at most this many records")
     p.add_argument("--fill-gaps", action="store_true", help="let smaller lower-ranked records use room left")
-    p.add_argument("--order", choices=STRATEGIES, default="edges", help="seating of records (default edges)")
+    p.add_argument("--order", choices=STRATEGIES, default="edges-authority",
+                   help="seating of records (default edges-authority: edges, with the current authoritative "
+                        "record of a conflict group on the best edge)")
     p.add_argument("--format", choices=FORMATS, default="text", help="block format (default text)")
     p.add_argument("--profile", default="policy",
                    help=f"header fields: {', '.join(PROFILES)}, or a comma-separated list (default policy)")

@@ -33,7 +33,8 @@ def demo_records() -> tuple[list[Record], str]:
 
 def run_demo(as_of: str = "2026-06-01") -> str:
     records, question = demo_records()
-    flat = assemble(records, question, as_of=as_of, format="flat", boundary_key=DEMO_KEY)
+    # The failing pipeline knows nothing of metadata: plain edges seating, not the authority-aware default.
+    flat = assemble(records, question, as_of=as_of, format="flat", order="edges", boundary_key=DEMO_KEY)
     structured = assemble(records, question, as_of=as_of, boundary_key=DEMO_KEY)
     rule = "=" * 100
     return "\n".join([

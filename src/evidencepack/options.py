@@ -43,7 +43,7 @@ class Options:
     as_of: When
     budget: Budget = field(default_factory=Budget)
     tokenizer: Tokenizer = field(default_factory=get_tokenizer)
-    order: str = "edges"
+    order: str = "edges-authority"
     format: str = "text"
     profile: str | tuple[str, ...] = "policy"
     clearance: str = "internal"
