@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from evidencepack import Budget, Record, assemble, get_tokenizer
 from evidencepack.order import STRATEGIES
 from evidencepack.render import read_blocks
+from evidencepack.render.formats import FORMATS
 
 AS_OF = date(2026, 1, 15)
 KEY = b"test-key-0123456789"
@@ -40,8 +41,11 @@ def test_every_record_accounted_with_reasons():
 
 def test_header_shows_validity_status_not_raw_dates():
     a = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY)
-    assert "EXPIRED since 2024-06-30" in a.user
-    assert "authority: informal" in a.user
+    # the default (compact) header: values unlabelled, the validity as a status at as_of
+    assert (f"<<<{a.boundary} BEGIN S2>>> Slack #team-ops · 2023-11-02 · slack · informal · "
+            "EXPIRED since 2024-06-30 · internal\n") in a.user
+    text = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, format="text").user
+    assert "authority: informal" in text and "EXPIRED since 2024-06-30" in text
     assert "https://hr.example" not in a.prompt  # urls stay server-side by default
     assert a.handle("S1").url == "https://hr.example/5-2"
 
@@ -78,7 +82,7 @@ def test_log_line_has_ids_and_tokens_but_no_text(caplog):
     assert "bands" not in caplog.text and "carry over" not in caplog.text
 
 
-@pytest.mark.parametrize("fmt", ["text", "xml", "markdown", "json"])
+@pytest.mark.parametrize("fmt", ["compact", "text", "xml", "markdown", "json"])
 def test_blocks_read_back_in_every_format(fmt):
     a = assemble(PTO, "q", as_of=AS_OF, format=fmt, boundary_key=KEY)
     blocks = read_blocks(a.user, a.boundary, fmt)
@@ -96,11 +100,13 @@ def test_flat_baseline_is_texts_joined_by_newlines():
 def test_profiles_choose_header_fields():
     ref = assemble(PTO, "q", as_of=AS_OF, profile="reference", boundary_key=KEY, conflict_notice=False).user
     assert "authority" not in ref and "§5.2 Paid time off" in ref
-    minimal = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY).user
-    assert "[S1] (doc: Employee Handbook)" in minimal
+    minimal = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY)
+    assert f"<<<{minimal.boundary} BEGIN S1>>> Employee Handbook\n" in minimal.user  # compact, the default
+    text = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY, format="text").user
+    assert "[S1] (doc: Employee Handbook)" in text
     custom = assemble([{"id": "a", "text": "t", "metadata": {"owner": "HR Ops"}}], "q", as_of=AS_OF,
                       profile=["doc", "owner"], boundary_key=KEY)
-    assert "owner: HR Ops" in custom.user
+    assert "BEGIN S1>>> owner: HR Ops\n" in custom.user
     assert custom.report.tokens["fields"]["owner"] > 0
 
 
@@ -127,7 +133,7 @@ record_st = st.fixed_dictionaries(
 records_st = st.lists(record_st, min_size=0, max_size=25).map(
     lambda rs: [{"id": f"r{i}", **r} for i, r in enumerate(rs)])
 options_st = st.fixed_dictionaries({
-    "format": st.sampled_from(["text", "xml", "markdown", "json", "flat"]),
+    "format": st.sampled_from(FORMATS),
     "order": st.sampled_from(STRATEGIES),
     "window": st.integers(min_value=900, max_value=3000),
     "fill_gaps": st.booleans(),

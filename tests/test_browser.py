@@ -111,7 +111,7 @@ def test_demo_page_shows_what_the_model_saw(browser: Chromium, tmp_path: Path) -
     page, facts = load(browser, tmp_path, "demo.html", inspector_html(data, DEMO_ANSWER))
     check_page(page, facts)
     check_bar(facts)
-    sent = {b.handle: b.text for b in read_blocks(data["messages"][1]["content"], data["boundary"], "text")}
+    sent = {b.handle: b.text for b in read_blocks(data["messages"][1]["content"], data["boundary"], data["format"])}
     assert [b["handle"] for b in facts["blocks"]] == [m["handle"] for m in data["manifest"]]
     for b in facts["blocks"]:
         assert b["height"] > 0 and b["text"] == sent[b["handle"]]
@@ -135,7 +135,7 @@ def test_injected_markup_stays_text_in_the_browser(browser: Chromium, tmp_path: 
                        inspector_html(data, " ".join(HTML_PAYLOADS) + " It applies [S1]."))
     check_page(page, facts)
     check_bar(facts)
-    sent = {b.handle: b.text for b in read_blocks(data["messages"][1]["content"], data["boundary"], "text")}
+    sent = {b.handle: b.text for b in read_blocks(data["messages"][1]["content"], data["boundary"], data["format"])}
     assert [b["handle"] for b in facts["blocks"]] == [m["handle"] for m in data["manifest"]]
     for b in facts["blocks"]:
         assert b["text"] == visible(sent[b["handle"]])

@@ -147,7 +147,7 @@ def test_every_record_is_on_the_page_once_and_above_clearance_only_as_its_id() -
     listed = [li["data-record-id"] for li in page.all("li") if li.get("data-record-id")]
     assert sorted(listed) == sorted(o["id"] for o in dropped) and len(dropped) == 2
     # the text as sent is shown for every block, exactly
-    sent = {b.handle: b.text for b in read_blocks(data["messages"][1]["content"], data["boundary"], "text")}
+    sent = {b.handle: b.text for b in read_blocks(data["messages"][1]["content"], data["boundary"], data["format"])}
     shown = [t for cls, t in page.pre if cls == "text"]
     assert shown == [sent[m["handle"]] for m in data["manifest"]]
     # the confidential record: its id and reason, nothing of its content

@@ -18,7 +18,7 @@ def one(fmt="text", profile="policy", **fields):
     return assemble([rec], "q", as_of=fields.pop("as_of", AS_OF), format=fmt, profile=profile, boundary_key="k" * 16)
 
 
-@pytest.mark.parametrize("fmt", ["text", "xml", "markdown", "json"])
+@pytest.mark.parametrize("fmt", ["compact", "text", "xml", "markdown", "json"])
 @pytest.mark.parametrize("profile", list(PROFILES))
 def test_every_profile_in_every_format_renders_exactly_its_fields(fmt, profile):
     user = one(fmt, profile, valid_from="2025-01-01").user
@@ -35,9 +35,10 @@ def test_every_profile_in_every_format_renders_exactly_its_fields(fmt, profile):
     (date(2026, 1, 1), "EXPIRED since 2025-12-31"),
 ])
 def test_validity_status_at_boundary_dates(as_of, status):
-    a = assemble([{"id": "a", "text": "t", "valid_from": "2025-01-01", "valid_until": "2025-12-31"}], "q",
-                 as_of=as_of, boundary_key="k" * 16)
-    assert f"validity: {status} ·" in a.user
+    record = {"id": "a", "text": "t", "valid_from": "2025-01-01", "valid_until": "2025-12-31"}
+    a = assemble([record], "q", as_of=as_of, boundary_key="k" * 16)
+    assert f"<<<{a.boundary} BEGIN S1>>> {status} · internal\n" in a.user  # compact, the default: unlabelled
+    assert f"validity: {status} ·" in assemble([record], "q", as_of=as_of, boundary_key="k" * 16, format="text").user
 
 
 def test_no_window_means_no_status_field():
@@ -89,7 +90,7 @@ def test_no_conflict_when_records_agree_in_status():
 def test_notice_states_metadata_facts_only():
     a = assemble([_rec("cur", "pto"), _rec("old", "pto", "informal", "2024-01-01")], "q", as_of=AS_OF,
                  order="ranked", boundary_key="k" * 16)
-    notice = a.user.split("\n\n")[1]
+    notice = a.user.split("\n\n")[1].split(f"<<<{a.boundary} BEGIN")[0]  # compact: no blank line before blocks
     assert notice.startswith("Notice:") and "S2 is informal and EXPIRED since 2024-01-01" in notice
     assert "Text cur" not in notice and "Text old" not in notice
 

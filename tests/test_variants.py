@@ -25,7 +25,7 @@ VARIANTS = {"reminder": True, "scaffold": True, "example": True, "notice_placeme
 #: The prompt before any variant existed (the evaluation harness pins these values), and today's defaults.
 ORIGINAL = {"reminder": False, "scaffold": False, "example": False, "notice_placement": "sources",
             "notice_style": "facts", "order": "edges", "format": "text", "abstain": "if-unanswered"}
-DEFAULTS = {**ORIGINAL, "abstain": "last-resort", "order": "edges-authority"}
+DEFAULTS = {**ORIGINAL, "abstain": "last-resort", "order": "edges-authority", "format": "compact"}
 
 
 def demo(**kw):
@@ -81,7 +81,7 @@ def test_notice_beside_the_question_sits_after_the_last_block() -> None:
     a = demo(notice_placement="question")
     notice_at, last_end = a.user.index("Notice:"), a.user.rindex(f"<<<{a.boundary} END")
     assert last_end < notice_at < a.user.index("Question:")
-    assert [b.handle for b in read_blocks(a.user, a.boundary, "text")] == [m.handle for m in a.manifest]
+    assert [b.handle for b in read_blocks(a.user, a.boundary, a.format)] == [m.handle for m in a.manifest]
 
 
 def test_directive_notice_names_the_current_handle_and_the_others_from_metadata() -> None:
@@ -112,8 +112,9 @@ def test_edges_authority_is_the_default_and_is_edges_without_a_conflict_group() 
     assert [m.id for m in edges.manifest] != [r.id for r in records]  # edges did reorder them
 
 
-def test_compact_keeps_the_boundary_on_both_lines_and_costs_fewer_tokens() -> None:
-    text, compact = demo(), demo(format="compact")
+def test_compact_is_the_default_keeps_the_boundary_on_both_lines_and_costs_fewer_tokens() -> None:
+    text, compact = demo(format="text"), demo()
+    assert compact.format == "compact" and compact.prompt == demo(format="compact").prompt
     blocks = read_blocks(compact.user, compact.boundary, "compact")
     assert [b.handle for b in blocks] == [m.handle for m in compact.manifest]
     assert [b.text for b in blocks] == [b.text for b in read_blocks(text.user, text.boundary, "text")]

@@ -48,7 +48,8 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--order", choices=STRATEGIES, default="edges-authority",
                    help="seating of records (default edges-authority: edges, with the current authoritative "
                         "record of a conflict group on the best edge)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="block format (default text)")
+    p.add_argument("--format", choices=FORMATS, default="compact",
+                   help="block format (default compact: the text block with the header on the BEGIN line)")
     p.add_argument("--profile", default="policy",
                    help=f"header fields: {', '.join(PROFILES)}, or a comma-separated list (default policy)")
     p.add_argument("--clearance", choices=SENSITIVITIES, default="internal",

@@ -44,7 +44,7 @@ class Options:
     budget: Budget = field(default_factory=Budget)
     tokenizer: Tokenizer = field(default_factory=get_tokenizer)
     order: str = "edges-authority"
-    format: str = "text"
+    format: str = "compact"
     profile: str | tuple[str, ...] = "policy"
     clearance: str = "internal"
     exclude_expired: bool = False
