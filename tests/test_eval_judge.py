@@ -112,6 +112,8 @@ AUDITED = [
     ("home-office-stipend", "You can get reimbursed for setting up your home office by submitting the receipts in "
      "Concur under the 'Home office' category and your manager will approve them.", "stale"),
     ("overtime-approval", "Yes, you can stay late and work overtime and just get it approved afterwards.", "stale"),
+    ("overtime-approval", "The answer is yes, you can stay late and work overtime and just get it approved "
+     "afterwards. This is supported by both S1 (authoritative and current) and S2 (informal and current).", "stale"),
     ("holiday-count", "10", "stale"),
     ("shift-swap", "No, you cannot swap a shift with a coworker without telling your supervisor.", "current"),
     ("fsa-rollover", "Yes, unused money in your health FSA rolls over to the next year.", "current"),
@@ -157,6 +159,12 @@ BADGE = TrapQuestion("badge", "What do I do if I lose my badge?", "2026-06-01", 
     ("Report it to the security desk within 1 hour [S1]. You can email your manager within 24 hours. However, "
      "that message is expired.", "surfaced"),
     ("Email your manager within 24 hours [S2]. However, S2 is informal and expired.", "none"),
+    # a next sentence that vouches for the claim does not qualify it, whatever it calls its sources (a real
+    # 1.5B answer of 2026-12-01, shape kept)
+    ("Yes, email your manager within 24 hours. This is supported by both S1 (authoritative and current) and S2 "
+     "(informal and current).", "stale"),
+    ("Email your manager within 24 hours. This is also stated in S2, an informal post.", "stale"),
+    ("Email your manager within 24 hours. This is an informal rule from S2.", "none"),
 ])
 def test_outdated_cues_must_qualify_the_claim(answer: str, verdict: str) -> None:
     j = judge(answer, BADGE)

@@ -136,10 +136,17 @@ def _unquoted(text: str) -> str:
     return _QUOTED.sub(" … ", text)
 
 
+# "This is supported by S1 (…) and S2 (informal …)" vouches for the claim: a cue word in it describes a source
+# the answer leans on, not the claim as outdated.
+_VOUCHES = re.compile(r"^\W*(?:this|that|it)\b(?:\s+\w+){0,2}?\s+(?:is|are)\s+(?:also\s+)?(?:supported|confirmed|"
+                      r"backed|stated|documented|provided|given|found|covered|mentioned|based)\b", re.IGNORECASE)
+
+
 def _points_back_and_marks(nxt: str) -> bool:
     """Does the next sentence open by pointing back ("This…", "However…") and qualify it in its first clause
-    (outside quotes)? "This is outdated" does; "This is based on S2, which states: 'If X was lost…'" does not."""
-    if not nxt or not _ANAPHOR.search(nxt):
+    (outside quotes)? "This is outdated" does; "This is based on S2, which states: 'If X was lost…'" does not,
+    and neither does a sentence that vouches for the claim ("This is supported by S1 and S2 (informal)")."""
+    if not nxt or not _ANAPHOR.search(nxt) or _VOUCHES.search(nxt):
         return False
     head = re.split(r"[;:—–]|,\s*(?:so|and|but|which|while)\b", _unquoted(nxt), maxsplit=1)[0]
     return bool(_MARK.search(head))
