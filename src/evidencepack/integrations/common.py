@@ -24,6 +24,7 @@ from ..citations import (
     Verdict,
     repair_instruction,
     resolve,
+    severity_map,
     validate_citations,
 )
 from ..errors import OptionError
@@ -68,8 +69,9 @@ class Answered:
     assembly: Assembly
 
     def resolved(self, style: Literal["links", "footnotes"] = "links") -> str:
-        """The answer with its handles turned into links or footnotes from the manifest."""
-        return resolve(self.answer, self.assembly, style=style)
+        """The answer with its handles turned into links or footnotes from the manifest (and, when the verdict
+        was reached with attribution, the sources attributed to uncited sentences, marked as such)."""
+        return resolve(self.answer, self.assembly, style=style, attribute=self.verdict.attributed)
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
@@ -118,10 +120,19 @@ class Policy:
         unknown = set(self.regenerate_on) - known
         if unknown:
             raise OptionError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
+        # a bad level fails when a component is built, not at its first answer
+        severity_map(uncited=self.uncited, stale_only=self.stale_only, unsupported_value=self.unsupported_value)
+        if not isinstance(self.attribute, bool):
+            raise OptionError(f"attribute must be True or False, got {self.attribute!r}")
 
     def validate(self, answer: str, index: SourceIndex) -> Verdict:
         return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only,
                                   unsupported_value=self.unsupported_value, attribute=self.attribute)
+
+    def stream_validator(self, index: SourceIndex) -> StreamValidator:
+        """The streaming form of `validate`, with the same options (its `close()` gives the same verdict)."""
+        return StreamValidator(index, uncited=self.uncited, stale_only=self.stale_only,
+                               unsupported_value=self.unsupported_value, attribute=self.attribute)
 
     def retry(self, verdict: Verdict) -> bool:
         return any(f.severity == "error" and f.kind in self.regenerate_on for f in verdict.findings)
@@ -182,7 +193,7 @@ class _Attempt:
 
     def __init__(self, assembly: Assembly, index: SourceIndex, policy: Policy, used: int) -> None:
         self.assembly, self.index, self.policy, self.used = assembly, index, policy, used
-        self.validator = StreamValidator(index, uncited=policy.uncited, stale_only=policy.stale_only)
+        self.validator = policy.stream_validator(index)
         self.parts: list[str] = []
 
     def feed(self, chunk: str) -> list[Event]:
