@@ -216,3 +216,15 @@ def test_rows_carry_the_delivered_answer_and_the_report_keeps_model_and_delivere
     m = trap_metrics([flat, row])
     assert m["structured"]["delivered"]["noted"]["k"] == 1 and m["flat"]["delivered"] is None
     assert "## As delivered, with conflict notes" in trap_report([flat, row], {})
+
+
+def test_answered_carries_the_notes_of_its_final_answer() -> None:
+    from evidencepack.integrations.common import Policy, answer
+
+    replies = iter([f"{STALE_CLAIM} [{OLD}]", f"{CURRENT_CLAIM} [{CUR}]"])
+    done = answer(DEMO, lambda messages: next(replies), policy=Policy(attempts=1))
+    assert done.attempts == 1 and done.verdict.valid
+    (note,) = done.notes()
+    assert note.relied_on == (CUR,) and not note.weak_only
+    assert done.with_notes().endswith(note.text)
+    assert done.to_dict()["conflict_notes"] == [note.to_dict()]

@@ -18,14 +18,17 @@ from typing import Any, Literal, TypedDict
 from ..assemble import Assembly, ManifestEntry, assemble
 from ..citations import (
     SEVERITIES,
+    ConflictNote,
     Finding,
     SourceIndex,
     StreamValidator,
     Verdict,
+    conflict_notes,
     repair_instruction,
     resolve,
     severity_map,
     validate_citations,
+    with_notes,
 )
 from ..errors import OptionError
 from ..records import Record
@@ -73,9 +76,20 @@ class Answered:
         was reached with attribution, the sources attributed to uncited sentences, marked as such)."""
         return resolve(self.answer, self.assembly, style=style, attribute=self.verdict.attributed)
 
+    def notes(self) -> tuple[ConflictNote, ...]:
+        """A note for each conflict group the answer rests on (`citations.conflict_notes`), for the reader:
+        small models rarely name a conflict themselves. Uncited answers rest on nothing unless the policy
+        attributes (`Policy(attribute=True)`)."""
+        return conflict_notes(self.answer, self.assembly, verdict=self.verdict)
+
+    def with_notes(self) -> str:
+        """The answer unchanged, then one `Note:` line per conflict note."""
+        return with_notes(self.answer, self.notes())
+
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
-                "sources": [s.to_dict() for s in self.sources]}
+                "sources": [s.to_dict() for s in self.sources],
+                "conflict_notes": [n.to_dict() for n in self.notes()]}
 
 
 @dataclass(frozen=True)
