@@ -16,3 +16,14 @@ RECORDS = [
 GOOD = "Unused PTO does not carry over; it is forfeited on December 31 [S1]."
 UNKNOWN = "Unused PTO does not carry over at all [S9]."
 STALE = "Up to five days of PTO carry over into the next year [S3]."
+# no handle at all, but its content is last year's (superseded) rule: only attribution can see it is stale
+UNCITED_STALE = "Up to five days of PTO carry over into the next year."
+WRONG_DATE = "Unused PTO does not carry over; it is forfeited on December 30 [S1]."  # S1 says December 31
+
+
+def attributed_stale(verdict: dict) -> bool:
+    """The verdict (as a dict) flags the uncited sentence as resting, by attribution, on superseded S2 only."""
+    stale = [f for f in verdict["findings"] if f["kind"] == "stale_only"]
+    return (len(stale) == 1 and "attributed" in stale[0]["message"] and verdict["attribution"] is True
+            and verdict["attributed_ids"] == ["hb-2024"]
+            and [(s["handles"], s["written"]) for s in verdict["support"]] == [(["S2"], False)])

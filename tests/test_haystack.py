@@ -16,7 +16,16 @@ from evidencepack.integrations.haystack import (  # noqa: E402
     cited_pipeline,
 )
 from fake_llm import pieces  # noqa: E402
-from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNKNOWN  # noqa: E402
+from integration_data import (  # noqa: E402
+    AS_OF,
+    GOOD,
+    QUESTION,
+    RECORDS,
+    UNCITED_STALE,
+    UNKNOWN,
+    WRONG_DATE,
+    attributed_stale,
+)
 
 SEEN: list[list[ChatMessage]] = []
 
@@ -61,14 +70,14 @@ def documents():
                      score=s) for s, r in zip((0.9, 0.8, 0.7), RECORDS)]
 
 
-def pipeline(replies, *, regenerate=False, docs=None):
+def pipeline(replies, *, regenerate=False, docs=None, **check):
     pipe = Pipeline()
     pipe.add_component("retriever", Fixed([d.to_dict() for d in docs or documents()]))
     pipe.add_component("pack", EvidencePackAssembler(as_of=AS_OF, budget={"context_window": 4096},
                                                      options={"order": "ranked"}))
     pipe.add_component("llm", ScriptedGenerator(replies))
     again = ScriptedGenerator(replies[1:]) if regenerate else None
-    pipe.add_component("check", CitationValidator(chat_generator=again))
+    pipe.add_component("check", CitationValidator(chat_generator=again, **check))
     pipe.connect("retriever.documents", "pack.documents")
     pipe.connect("pack.messages", "llm.messages")
     pipe.connect("llm.replies", "check.replies")
@@ -140,3 +149,29 @@ def test_cited_pipeline_in_one_call_with_a_real_retriever():
     check = pipe.run({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}})["check"]
     assert check["valid"] and check["attempts"] == 1 and len(SEEN) == 2
     assert check["answer"] == GOOD
+
+
+def test_attribute_flags_an_uncited_stale_reply_and_survives_serialisation():
+    off = run(pipeline([UNCITED_STALE]))["check"]
+    assert off["valid"] and off["verdict"]["attributed_ids"] == [] and "attributed" not in off["resolved"]
+    on = run(pipeline([UNCITED_STALE], attribute=True))["check"]
+    assert not on["valid"] and attributed_stale(on["verdict"]) and on["sources"] == []
+    assert "(attributed: [S2: Handbook 2024" in on["resolved"]
+    SEEN.clear()
+    again = run(pipeline([UNCITED_STALE, GOOD], regenerate=True, attribute=True))["check"]
+    assert again["answer"] == GOOD and again["attempts"] == 1 and "S2" in SEEN[-1][-1].text
+    pipe = pipeline([UNCITED_STALE], attribute=True, unsupported_value="error")
+    loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["evidencepack", "test_haystack"])
+    check = loaded.get_component("check")
+    assert (check.attribute, check.unsupported_value) == (True, "error")
+    assert run(loaded)["check"]["verdict"] == on["verdict"]
+
+
+def test_unsupported_value_level_reaches_the_check():
+    def kinds(level):
+        verdict = run(pipeline([WRONG_DATE], unsupported_value=level))["check"]["verdict"]
+        return [(f["kind"], f["severity"]) for f in verdict["findings"]]
+
+    assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]
+    with pytest.raises(EvidencepackError):
+        CitationValidator(unsupported_value="loud")

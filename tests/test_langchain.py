@@ -15,10 +15,20 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
 
+from evidencepack.errors import EvidencepackError  # noqa: E402
 from evidencepack.integrations.common import Delta, Done, Flagged  # noqa: E402
 from evidencepack.integrations.langchain import AssembledPrompt, EvidencePrompt, cited_chain  # noqa: E402
 from fake_llm import pieces  # noqa: E402
-from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNKNOWN  # noqa: E402
+from integration_data import (  # noqa: E402
+    AS_OF,
+    GOOD,
+    QUESTION,
+    RECORDS,
+    UNCITED_STALE,
+    UNKNOWN,
+    WRONG_DATE,
+    attributed_stale,
+)
 
 
 class Scripted(BaseChatModel):
@@ -110,9 +120,37 @@ def test_cited_chain_async():
 
 
 def test_bad_input_is_a_clear_error():
-    from evidencepack.errors import EvidencepackError
-
     with pytest.raises(EvidencepackError, match="documents"):
         EvidencePrompt(as_of=AS_OF).invoke("just a question")
     with pytest.raises(EvidencepackError, match="retriever"):
         cited_chain(Scripted(replies=["x"], seen=[]), as_of=AS_OF).invoke("q")
+
+
+def test_attribute_flags_an_uncited_stale_answer_in_invoke_and_stream():
+    data = {"documents": documents(), "question": QUESTION}
+    off = cited_chain(Scripted(replies=[UNCITED_STALE], seen=[]), as_of=AS_OF, order="ranked").invoke(data)
+    assert off.verdict.valid and off.verdict.to_dict()["attributed_ids"] == []
+    chain = cited_chain(Scripted(replies=[UNCITED_STALE], seen=[]), as_of=AS_OF, order="ranked", attribute=True,
+                        attempts=0)
+    on = chain.invoke(data)
+    assert not on.verdict.valid and attributed_stale(on.to_dict()["verdict"])
+    assert "(attributed: [S2: Handbook 2024" in on.resolved()
+    streamed = list(chain.stream(data))[-1].result
+    assert streamed.verdict == on.verdict  # the streaming check uses the same options
+    # with attempts left, the attributed stale claim is sent back and answered again
+    llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
+    again = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True).invoke(data)
+    assert again.answer == GOOD and again.attempts == 1 and "S2" in llm.seen[1][-1].content
+
+
+def test_unsupported_value_level_reaches_the_check():
+    data = {"documents": documents(), "question": QUESTION}
+
+    def kinds(level):
+        chain = cited_chain(Scripted(replies=[WRONG_DATE], seen=[]), as_of=AS_OF, unsupported_value=level,
+                            attempts=0)
+        return [(f.kind, f.severity) for f in chain.invoke(data).verdict.findings]
+
+    assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]
+    with pytest.raises(EvidencepackError):
+        cited_chain(Scripted(replies=["x"], seen=[]), as_of=AS_OF, unsupported_value="loud")

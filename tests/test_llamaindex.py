@@ -16,7 +16,16 @@ from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNode
 from evidencepack.integrations.common import Delta, Done, Flagged  # noqa: E402
 from evidencepack.integrations.llamaindex import EvidencePackQueryEngine  # noqa: E402
 from fake_llm import pieces  # noqa: E402
-from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNKNOWN  # noqa: E402
+from integration_data import (  # noqa: E402
+    AS_OF,
+    GOOD,
+    QUESTION,
+    RECORDS,
+    UNCITED_STALE,
+    UNKNOWN,
+    WRONG_DATE,
+    attributed_stale,
+)
 
 
 class Scripted(CustomLLM):
@@ -102,3 +111,23 @@ def test_stream_query_and_async():
     response, streamed = asyncio.run(run())
     assert response.response == GOOD and response.metadata["attempts"] == 1
     assert streamed[-1].result.verdict.valid
+
+
+def test_attribute_flags_an_uncited_stale_answer_in_query_and_stream():
+    off = engine([UNCITED_STALE]).query(QUESTION).metadata
+    assert off["valid"] and off["attributed_ids"] == [] and off["verdict"]["attribution"] is False
+    e = engine([UNCITED_STALE], attribute=True, attempts=0)
+    on = e.query(QUESTION).metadata
+    assert not on["valid"] and attributed_stale(on["verdict"]) and on["attributed_ids"] == ["hb-2024"]
+    assert on["cited_ids"] == []  # attributed ids are never reported as cited
+    assert list(e.stream_query(QUESTION))[-1].result.verdict == on["answered"].verdict
+    again = engine([UNCITED_STALE, GOOD], attribute=True).query(QUESTION)
+    assert again.response == GOOD and again.metadata["attempts"] == 1
+
+
+def test_unsupported_value_level_reaches_the_check():
+    def kinds(level):
+        verdict = engine([WRONG_DATE], unsupported_value=level, attempts=0).query(QUESTION).metadata["verdict"]
+        return [(f["kind"], f["severity"]) for f in verdict["findings"]]
+
+    assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]

@@ -177,6 +177,7 @@ EXAMPLES = {
   my-llm < prompt.txt | evidencepack validate assembly.json - --json
   evidencepack assemble r.jsonl -q "…" --json | evidencepack validate - answer.txt
   evidencepack validate assembly.json answer.txt --attribute --unsupported-value error
+  evidencepack validate assembly.json answer.txt --attribute --notes
 
 --attribute: a stating sentence without a valid citation is given the sources its content words and values
 match (marked "attributed", never counted as written); stale-only support and values are checked on it too.""",
@@ -225,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default warn)")
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches, and check them too")
+    p.add_argument("--notes", action="store_true",
+                   help="also give a conflict note for each conflict group the answer rests on, and the record ids "
+                        "to withhold from a retry (with --attribute, uncited answers count too)")
     p.add_argument("--resolve", choices=("links", "footnotes"), help="also print the answer with citations resolved")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
@@ -248,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .citations import read_assembly, resolve, validate_citations
+    from .citations import conflict_notes, read_assembly, resolve, validate_citations, withhold
 
     if args.assembly == "-" and args.answer == "-":
         raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
@@ -263,8 +267,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only,
                                  unsupported_value=args.unsupported_value, attribute=args.attribute)
+    notes = conflict_notes(answer, assembly, verdict=verdict) if args.notes else ()
     if args.json:
         out = verdict.to_dict()
+        if args.notes:
+            out["conflict_notes"] = [n.to_dict() for n in notes]
+            out["withhold"] = list(withhold(verdict, assembly))
         if args.resolve:
             out["resolved"] = resolve(answer, assembly, style=args.resolve, attribute=args.attribute)
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -282,6 +290,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 how = "written   " if s.written else "attributed" if s.handles else "none      "
                 rests = ", ".join(f"{h} ({i})" for h, i in zip(s.handles, s.record_ids)) or "-"
                 print(f"  sentence {s.sentence + 1:<3} {how}  {rests}")
+        if args.notes:
+            held = withhold(verdict, assembly)
+            print("conflict notes:" if notes else "conflict notes: none (the answer rests on no conflict group)")
+            for n in notes:
+                print(f"  Note: {n.text}")
+            if held:
+                print(f"withhold from a retry: {', '.join(held)}")
         if args.resolve:
             print()
             print(resolve(answer, assembly, style=args.resolve, attribute=args.attribute))

@@ -7,14 +7,17 @@ links or footnotes uses only the manifest's server-side fields, so a record can 
 own citation target.
 
 Modules: `handles` (grammar), `markdown` (code blocks, units, inline code; the incremental scanner),
-`sentences`, `source` (the one assembly reader), `validate`, `policies` (enforce, strip, regenerate and the
-shared repair prompt), `resolve` (links, footnotes), `stream`. With `attribute=True` the validator gives
-uncited sentences the sources their content matches (`evidencepack.claims`, imported when first needed) and
-reports that support apart from what the model wrote (`Verdict.support`).
+`sentences`, `source` (the one assembly reader), `validate`, `policies` (enforce, strip, regenerate, the
+shared repair prompt, and `withhold` for a retry without misleading sources), `notes` (conflict notes for
+the reader when the model did not name a conflict), `resolve` (links, footnotes), `stream`. With
+`attribute=True` the validator gives uncited sentences the sources their content matches
+(`evidencepack.claims`, imported when first needed) and reports that support apart from what the model wrote
+(`Verdict.support`).
 """
 
 from .handles import Cite, Grammar
 from .model import SEVERITIES, Citation, Finding, Sentence, Severity, Support, Verdict, severity_map
+from .notes import ConflictNote, conflict_notes, with_notes
 from .policies import (
     Regenerated,
     Stripped,
@@ -24,6 +27,7 @@ from .policies import (
     repair_line,
     repair_prompt,
     strip_invalid,
+    withhold,
 )
 from .resolve import resolve
 from .sentences import split_sentences
@@ -32,8 +36,9 @@ from .stream import StreamValidator
 from .validate import parse_citations, validate_citations
 
 __all__ = [
-    "SEVERITIES", "Cite", "Citation", "Fate", "Finding", "Grammar", "Regenerated", "Sentence", "Severity", "Source",
-    "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict", "enforce", "parse_citations",
-    "read_assembly", "regenerate", "repair_instruction", "repair_line", "repair_prompt", "resolve", "severity_map",
-    "split_sentences", "strip_invalid", "validate_citations",
+    "SEVERITIES", "Cite", "Citation", "ConflictNote", "Fate", "Finding", "Grammar", "Regenerated", "Sentence",
+    "Severity", "Source", "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict", "conflict_notes",
+    "enforce", "parse_citations", "read_assembly", "regenerate", "repair_instruction", "repair_line",
+    "repair_prompt", "resolve", "severity_map", "split_sentences", "strip_invalid", "validate_citations",
+    "with_notes", "withhold",
 ]

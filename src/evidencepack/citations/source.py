@@ -14,6 +14,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
+from ..conflicts import Conflict
 from ..errors import AssemblyFormatError
 from .handles import Grammar
 
@@ -63,6 +64,8 @@ class SourceIndex:
     prompt: str | None = None
     boundary: str | None = None
     format: str | None = None
+    # The known tensions the assembler reported (`report.conflicts`), for conflict notes; empty when absent.
+    conflicts: tuple[Conflict, ...] = ()
 
     @classmethod
     def of(cls, assembly: Any) -> SourceIndex:
@@ -186,7 +189,37 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
         handle_of[record_id] = h
     boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
     return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),
-                       _user_text(data), boundary, fmt)
+                       _user_text(data), boundary, fmt, _conflicts(report, sources))
+
+
+def _conflicts(report: Mapping[str, Any], sources: Mapping[str, Source]) -> tuple[Conflict, ...]:
+    """`report.conflicts`, checked: every handle must be one of the manifest's (absent key: none)."""
+    if "conflicts" not in report:
+        return ()
+    found = []
+    for i, entry in enumerate(_list(report, "conflicts", "report.conflicts")):
+        where = f"report.conflicts[{i}]"
+        if not isinstance(entry, Mapping):
+            raise _fail(where, "must be an object")
+        current = tuple(_handles(_list(entry, "current", f"{where}.current"), sources, f"{where}.current"))
+        others = []
+        for j, other in enumerate(_list(entry, "others", f"{where}.others")):
+            at = f"{where}.others[{j}]"
+            if not isinstance(other, Mapping):
+                raise _fail(at, "must be an object")
+            (handle,) = _handles([other.get("handle")], sources, f"{at}.handle")
+            reasons = _list(other, "reasons", f"{at}.reasons")
+            if not all(isinstance(r, str) for r in reasons):
+                raise _fail(f"{at}.reasons", "must be a list of strings")
+            others.append((handle, tuple(reasons)))
+        found.append(Conflict(_str(entry, "topic", where), current, tuple(others)))
+    return tuple(found)
+
+
+def _handles(values: Sequence[Any], sources: Mapping[str, Source], where: str) -> list[str]:
+    if not all(isinstance(v, str) and v in sources for v in values):
+        raise _fail(where, "must name handles of the manifest")
+    return list(values)
 
 
 def _user_text(data: Mapping[str, Any]) -> str | None:

@@ -21,6 +21,7 @@ from .cache import AnswerCache
 from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
 from .experiments import (
     GUARD_KINDS,
+    GUARD_REPAIRS,
     SWEEP_CONDITIONS,
     TRAP_BASES,
     TRAP_VARIANTS,
@@ -101,6 +102,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--guard-attribute", choices=("auto", "on", "off"), default="auto",
                    help="attribute uncited sentences for the guard's check (auto: when --guard-on has uncited "
                         "or unsupported_value)")
+    t.add_argument("--guard-repair", choices=GUARD_REPAIRS, default="ask",
+                   help="how a +guard condition asks again: ask (the repair prompt as a second turn, the default) "
+                        "or withhold (the question afresh, without the sources a stale_only sentence rested on; "
+                        "ask when there are none)")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)
     s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",
@@ -188,11 +193,13 @@ def cmd_traps(args: argparse.Namespace) -> int:
     run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
                   LLMJudge(backend, cache) if args.llm_judge else None,
                   None if args.quiet else lambda label: progress_bar(label), model=_count_model(args),
-                  guard_on=guard_on, guard_attribute={"auto": None, "on": True, "off": False}[args.guard_attribute])
+                  guard_on=guard_on, guard_attribute={"auto": None, "on": True, "off": False}[args.guard_attribute],
+                  guard_repair=args.guard_repair)
     rows, left_out = _cached_rows(args, run.run())
     guard_meta = {}
     if any("+guard" in c for c in conditions):
-        guard_meta["guard"] = f"on {', '.join(guard_on)}; attribution {'on' if run.guard_attributes else 'off'}"
+        guard_meta["guard"] = (f"on {', '.join(guard_on)}; attribution {'on' if run.guard_attributes else 'off'}; "
+                               f"repair: {args.guard_repair}")
     meta = _meta(args, backend, sampling, questions=len(traps), conditions=", ".join(conditions), **guard_meta,
                  trap_set=args.traps or "bundled hr_traps.jsonl", cache=left_out or f"{cache.hits} hits, "
                  f"{cache.misses} calls")

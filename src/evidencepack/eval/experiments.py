@@ -53,6 +53,8 @@ TRAP_CONDITIONS: dict[str, dict[str, Any]] = {
 #: The findings the guard regenerates on by default. `uncited` and `unsupported_value` are the ones small models
 #: earn (they rarely write a handle); select them with `TrapRun.guard_kinds` / `eval traps --guard-on`.
 GUARD_KINDS = ("stale_only", "unknown_handle")
+#: How the guard asks again (see `TrapRun.guard_repair`).
+GUARD_REPAIRS = ("ask", "withhold")
 #: Kinds that only mean something for uncited answers when attribution is on (the guard's `auto` turns it on).
 ATTRIBUTION_KINDS = ("uncited", "unsupported_value")
 SWEEP_CONDITIONS = ("ranked", "edges", "alternate", "closed_book")
@@ -156,6 +158,17 @@ def _attribution(answer: str, a: Assembly) -> dict[str, Any]:
             "unsupported_values": [u.to_dict() for u in unsupported_value(answer, a, atts)]}
 
 
+def _delivered(answer: str, a: Assembly, trap: TrapQuestion) -> dict[str, Any]:
+    """The answer as the reader gets it with conflict notes (`citations.conflict_notes`, appended when the
+    answer rests on a source of a conflict group), judged again: what the notes add, apart from the model."""
+    from ..citations import conflict_notes, with_notes
+
+    notes = conflict_notes(answer, a)
+    j = judge(with_notes(answer, notes), trap)
+    return {"notes": [n.text for n in notes], "weak_only": any(n.weak_only for n in notes), "verdict": j.verdict,
+            "conflict_named": j.conflict_named}
+
+
 @dataclass
 class TrapRun:
     backend: Backend
@@ -173,6 +186,10 @@ class TrapRun:
     guard_on: Sequence[str] = GUARD_KINDS  # the findings a +guard condition regenerates on
     guard_attribute: bool | None = None  # attribute uncited sentences for the guard; None: when guard_on has
     # uncited or unsupported_value
+    # How the guard asks again: "ask" sends the repair prompt as a second turn; "withhold" asks the question
+    # afresh on an assembly without the sources a stale_only sentence rested on (`citations.withhold`), and
+    # falls back to "ask" when nothing is to be withheld.
+    guard_repair: str = "ask"
 
     @property
     def guard_attributes(self) -> bool:
@@ -188,9 +205,9 @@ class TrapRun:
             return _summary(self.validator(answer, a, attribute=True))  # type: ignore[call-arg]
         return _summary(self.validator(answer, a))
 
-    def assembly(self, trap: TrapQuestion, condition: str) -> Assembly:
+    def assembly(self, trap: TrapQuestion, condition: str, withheld: Sequence[str] = ()) -> Assembly:
         by_id = {r.id: r for r in self.corpus}
-        records = [by_id[i] for i in trap.records]
+        records = [by_id[i] for i in trap.records if i not in withheld]
         return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY, model=self.model,
                         budget=self.budget, **condition_options(condition))
 
@@ -222,8 +239,14 @@ class TrapRun:
                             "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
                             "fixed": None}
             if bad:
-                messages = [*messages, {"role": "assistant", "content": out.text},
-                            {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
+                withheld = self._withheld(out.text, a) if self.guard_repair == "withhold" else ()
+                if withheld:
+                    row["guard"]["withheld"] = list(withheld)
+                    a = self.assembly(trap, condition, withheld)
+                    messages = a.messages
+                else:
+                    messages = [*messages, {"role": "assistant", "content": out.text},
+                                {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
                 row["repair_prompt_hash"] = prompt_hash(messages)
                 out = self.call(messages)
                 if isinstance(out, Completion) and not out.truncated:
@@ -240,6 +263,7 @@ class TrapRun:
         row["status"] = "ok"
         row["citation"] = _citation(self.validator, out.text, a) if structured else None
         row["attribution"] = _attribution(out.text, a) if structured else None
+        row["delivered"] = _delivered(out.text, a, trap) if structured else None
         j: Judgement = judge(out.text, trap)
         row["verdict"] = j.verdict
         row["judgement"] = j.to_dict()
@@ -253,6 +277,13 @@ class TrapRun:
                 row["llm_judge_error"] = str(err)
         return row
 
+    def _withheld(self, answer: str, a: Assembly) -> tuple[str, ...]:
+        from ..citations import withhold
+
+        assert self.validator is not None
+        kwargs = {"attribute": True} if self.guard_attributes else {}
+        return withhold(self.validator(answer, a, **kwargs), a)
+
     @staticmethod
     def _completion(c: Completion) -> dict[str, Any]:
         return {"answer": c.text, "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
@@ -264,6 +295,8 @@ class TrapRun:
         for c in self.conditions:
             condition_options(c)
         guard_kinds(self.guard_on)
+        if self.guard_repair not in GUARD_REPAIRS:
+            raise ValueError(f"guard_repair must be one of {', '.join(GUARD_REPAIRS)}, got {self.guard_repair!r}")
         if any(is_guarded(c) for c in self.conditions) and self.validator is None:
             raise BackendError("a +guard condition needs evidencepack.citations.validate_citations, which this "
                                "installation does not have; drop that condition")

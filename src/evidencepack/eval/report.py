@@ -80,6 +80,7 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
             # record was in the prompt is a miss.
             "refused": rate(sum(bool(_refused(r)) for r in judged), n),
             "refusal_miss": rate(sum(bool(_refused(r)) and r.get("answerable") is True for r in judged), n),
+            "delivered": _delivered_metrics(judged),
             "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in rs]),
             "mean_backend_prompt_tokens": _mean([r["prompt_tokens"] for r in rs if r.get("prompt_tokens")]),
             "mean_completion_tokens": _mean([r["completion_tokens"] for r in rs if r.get("completion_tokens")]),
@@ -90,6 +91,23 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
 
             out[cond]["judge_agreement"] = agreement(llm)
     return out
+
+
+def _delivered_metrics(judged: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The answers as delivered with conflict notes (rows that have them): how many got a note, and the rates
+    the reader sees. The model's own rates stay in the other tables."""
+    d = [(r, r["delivered"]) for r in judged if r.get("delivered")]
+    if not d:
+        return None
+    n = len(d)
+    v = Counter(x["verdict"] for _, x in d)
+    return {"answers": n, "noted": rate(sum(bool(x["notes"]) for _, x in d), n),
+            "weak_only": rate(sum(bool(x["weak_only"]) for _, x in d), n),
+            "conflict_named": rate(sum(bool(x["conflict_named"]) for _, x in d), n),
+            "model_named": rate(sum(bool(r.get("judgement", {}).get("conflict_named")) for r, _ in d), n),
+            "stale": rate(v["stale"], n), "surfaced": rate(v["surfaced"], n),
+            "current_correct": rate(v["current"] + v["surfaced"], n),
+            "moved": sum(x["verdict"] != r["verdict"] for r, x in d)}
 
 
 def _guard_metrics(guard: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -106,6 +124,7 @@ def _guard_metrics(guard: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "second_answers": len(judged),
         "fixed": sum(1 for x in judged if set(x["fixed"]) >= set(x.get("fired", ()))),
         "fixed_by_kind": dict(Counter(k for x in judged for k in x["fixed"])),
+        "withheld": sum(bool(x.get("withheld")) for x in regenerated),
     }
 
 
@@ -234,9 +253,26 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
             fired = ", ".join(f"{k} {n}" for k, n in g["fired"].items()) or "none"
             by_kind = ", ".join(f"{k} {g['fixed_by_kind'].get(k, 0)}/{n}" for k, n in g["fired"].items())
             fixed = f"{g['fixed']}/{g['second_answers']}" + (f" ({by_kind})" if by_kind else "")
+            if g["withheld"]:
+                fixed += f"; {g['withheld']} asked afresh without withheld sources"
             lines.append(f"| {c} | {', '.join(g['kinds']) or 'stale_only, unknown_handle'} | "
                          f"{'on' if g['attribute'] else 'off'} | {g['checked']} | {fired} | {g['regenerated']} | "
                          f"{fixed} |")
+    noted = [c for c in conds if m[c].get("delivered")]
+    if noted:
+        lines += ["", "## As delivered, with conflict notes", "", "The model's answer unchanged, then a note from "
+                  "the assembler's metadata for each conflict group the answer rests on (written or attributed "
+                  "citations; `citations.conflict_notes`), judged again. The note names the conflict by "
+                  "construction and states no rule, so it cannot turn a stale answer current; the model's own "
+                  "rates are in the tables above.", "",
+                  "| condition | answers with a note | rests on weak sources only | names a conflict: model | "
+                  "delivered | conflict surfaced (delivered) | stale (delivered) | verdicts moved |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for c in noted:
+            d = m[c]["delivered"]
+            lines.append(f"| {c} | {fmt_rate(d['noted'])} | {fmt_rate(d['weak_only'])} | "
+                         f"{fmt_rate(d['model_named'])} | {fmt_rate(d['conflict_named'])} | "
+                         f"{fmt_rate(d['surfaced'])} | {fmt_rate(d['stale'])} | {d['moved']} |")
     agree = {c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]}
     if agree:
         lines += ["", "## Rule judge vs LLM judge", "", "| condition | agreement | Cohen's kappa | unparsed |",

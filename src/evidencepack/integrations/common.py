@@ -18,13 +18,17 @@ from typing import Any, Literal, TypedDict
 from ..assemble import Assembly, ManifestEntry, assemble
 from ..citations import (
     SEVERITIES,
+    ConflictNote,
     Finding,
     SourceIndex,
     StreamValidator,
     Verdict,
+    conflict_notes,
     repair_instruction,
     resolve,
+    severity_map,
     validate_citations,
+    with_notes,
 )
 from ..errors import OptionError
 from ..records import Record
@@ -68,12 +72,24 @@ class Answered:
     assembly: Assembly
 
     def resolved(self, style: Literal["links", "footnotes"] = "links") -> str:
-        """The answer with its handles turned into links or footnotes from the manifest."""
-        return resolve(self.answer, self.assembly, style=style)
+        """The answer with its handles turned into links or footnotes from the manifest (and, when the verdict
+        was reached with attribution, the sources attributed to uncited sentences, marked as such)."""
+        return resolve(self.answer, self.assembly, style=style, attribute=self.verdict.attributed)
+
+    def notes(self) -> tuple[ConflictNote, ...]:
+        """A note for each conflict group the answer rests on (`citations.conflict_notes`), for the reader:
+        small models rarely name a conflict themselves. Uncited answers rest on nothing unless the policy
+        attributes (`Policy(attribute=True)`)."""
+        return conflict_notes(self.answer, self.assembly, verdict=self.verdict)
+
+    def with_notes(self) -> str:
+        """The answer unchanged, then one `Note:` line per conflict note."""
+        return with_notes(self.answer, self.notes())
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
-                "sources": [s.to_dict() for s in self.sources]}
+                "sources": [s.to_dict() for s in self.sources],
+                "conflict_notes": [n.to_dict() for n in self.notes()]}
 
 
 @dataclass(frozen=True)
@@ -118,10 +134,19 @@ class Policy:
         unknown = set(self.regenerate_on) - known
         if unknown:
             raise OptionError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
+        # a bad level fails when a component is built, not at its first answer
+        severity_map(uncited=self.uncited, stale_only=self.stale_only, unsupported_value=self.unsupported_value)
+        if not isinstance(self.attribute, bool):
+            raise OptionError(f"attribute must be True or False, got {self.attribute!r}")
 
     def validate(self, answer: str, index: SourceIndex) -> Verdict:
         return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only,
                                   unsupported_value=self.unsupported_value, attribute=self.attribute)
+
+    def stream_validator(self, index: SourceIndex) -> StreamValidator:
+        """The streaming form of `validate`, with the same options (its `close()` gives the same verdict)."""
+        return StreamValidator(index, uncited=self.uncited, stale_only=self.stale_only,
+                               unsupported_value=self.unsupported_value, attribute=self.attribute)
 
     def retry(self, verdict: Verdict) -> bool:
         return any(f.severity == "error" and f.kind in self.regenerate_on for f in verdict.findings)
@@ -182,7 +207,7 @@ class _Attempt:
 
     def __init__(self, assembly: Assembly, index: SourceIndex, policy: Policy, used: int) -> None:
         self.assembly, self.index, self.policy, self.used = assembly, index, policy, used
-        self.validator = StreamValidator(index, uncited=policy.uncited, stale_only=policy.stale_only)
+        self.validator = policy.stream_validator(index)
         self.parts: list[str] = []
 
     def feed(self, chunk: str) -> list[Event]:

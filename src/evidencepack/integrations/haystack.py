@@ -91,21 +91,25 @@ class EvidencePackAssembler:
 class CitationValidator:
     """Check a reply's citations against the assembly it answers. Outputs the `answer`, `valid`, the
     `verdict` (dict), the answer with citations `resolved` to links or footnotes, the cited manifest
-    entries as `sources`, and `attempts`. With a `chat_generator`, a reply with a finding listed in
-    `regenerate_on` is sent back with exactly what was wrong, at most `attempts` times."""
+    entries as `sources`, and `attempts`. `attribute=True` also checks uncited sentences against the sources
+    their content matches (the verdict's `support` and `attributed_ids` say which). With a `chat_generator`,
+    a reply with a finding listed in `regenerate_on` is sent back with exactly what was wrong, at most
+    `attempts` times."""
 
     def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
-                 chat_generator: Any = None, attempts: int = 2,
-                 regenerate_on: list[str] | None = None) -> None:
+                 chat_generator: Any = None, attempts: int = 2, regenerate_on: list[str] | None = None,
+                 unsupported_value: Severity = "warn", attribute: bool = False) -> None:
         if resolve not in ("links", "footnotes"):
             raise IntegrationInputError(f"resolve must be links or footnotes, got {resolve!r}")
         self.uncited: Severity = uncited
         self.stale_only: Severity = stale_only
+        self.unsupported_value: Severity = unsupported_value
+        self.attribute = attribute
         self.resolve = resolve
         self.chat_generator = chat_generator
         self.attempts = attempts
         self.regenerate_on = list(regenerate_on if regenerate_on is not None else REGENERATE_ON)
-        self.policy = Policy(attempts, tuple(self.regenerate_on), uncited, stale_only)
+        self.policy = Policy(attempts, tuple(self.regenerate_on), uncited, stale_only, unsupported_value, attribute)
 
     def warm_up(self) -> None:
         if self.chat_generator is not None and hasattr(self.chat_generator, "warm_up"):
@@ -133,13 +137,15 @@ class CitationValidator:
             verdict = self.policy.validate(text, index)
         sources = [asdict(index.sources[index.handle_of[rid]]) for rid in verdict.cited_ids]
         return {"answer": text, "valid": verdict.valid, "verdict": verdict.to_dict(),
-                "resolved": resolve(text, index, style="footnotes" if self.resolve == "footnotes" else "links"),
+                "resolved": resolve(text, index, style="footnotes" if self.resolve == "footnotes" else "links",
+                                    attribute=self.attribute),
                 "sources": sources, "attempts": used}
 
     def to_dict(self) -> dict[str, Any]:
         generator = component_to_dict(self.chat_generator, "chat_generator") if self.chat_generator else None
         return default_to_dict(self, uncited=self.uncited, stale_only=self.stale_only, resolve=self.resolve,
-                               chat_generator=generator, attempts=self.attempts, regenerate_on=self.regenerate_on)
+                               chat_generator=generator, attempts=self.attempts, regenerate_on=self.regenerate_on,
+                               unsupported_value=self.unsupported_value, attribute=self.attribute)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CitationValidator:

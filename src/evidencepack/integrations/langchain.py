@@ -154,11 +154,15 @@ class CitedChain(Runnable[Any, Answered]):
 
 def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,
                 attempts: int = 2, regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-                stale_only: Severity = "error", on_invalid: OnInvalid = "drop",
-                score_kind: ScoreKind = "similarity", **assemble_kwargs: Any) -> CitedChain:
-    """A `CitedChain` around a chat model (any Runnable from messages to a message or a string)."""
+                stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                **assemble_kwargs: Any) -> CitedChain:
+    """A `CitedChain` around a chat model (any Runnable from messages to a message or a string). With
+    `attribute=True`, uncited sentences are checked against the sources their content matches, for a model
+    that rarely writes handles; the citation options are `Policy`'s."""
     prompt = EvidencePrompt(as_of=as_of, on_invalid=on_invalid, score_kind=score_kind, **assemble_kwargs)
-    return CitedChain(llm, prompt, Policy(attempts, tuple(regenerate_on), uncited, stale_only), retriever)
+    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute)
+    return CitedChain(llm, prompt, policy, retriever)
 
 
 def _unpack(input: Any) -> tuple[Sequence[Any], str]:

@@ -5,7 +5,8 @@
     response.response, response.source_nodes, response.metadata["verdict"]["valid"]
 
 `source_nodes` are the retrieved nodes that made it into the prompt, in handle order (S1 first);
-`metadata` holds the verdict, the handles, the cited record ids and the assembly's report (every node
+`metadata` holds the verdict, the handles, the cited (and, with `attribute=True`, attributed) record ids
+and the assembly's report (every node
 included or dropped with a reason). `stream_query` yields `Delta` / `Flagged` / `Done` events.
 Needs `pip install 'evidencepack[llamaindex]'`.
 """
@@ -70,12 +71,14 @@ class EvidencePackQueryEngine(CustomQueryEngine):
     @classmethod
     def from_args(cls, *, retriever: BaseRetriever, llm: LLM, as_of: Any, attempts: int = 2,
                   regenerate_on: Sequence[str] = REGENERATE_ON, uncited: Severity = "warn",
-                  stale_only: Severity = "error", on_invalid: OnInvalid = "drop",
-                  score_kind: ScoreKind = "similarity", **assemble_kwargs: Any) -> EvidencePackQueryEngine:
-        """Keyword arguments beyond these are `assemble`'s (`order`, `budget`, `profile`, …)."""
+                  stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                  on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                  **assemble_kwargs: Any) -> EvidencePackQueryEngine:
+        """The citation options are `Policy`'s (`attribute=True` checks uncited sentences against the sources
+        their content matches); keyword arguments beyond these are `assemble`'s (`order`, `budget`, …)."""
+        policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute)
         return cls(retriever=retriever, llm=llm, as_of=as_of, on_invalid=on_invalid, score_kind=score_kind,
-                   policy=Policy(attempts, tuple(regenerate_on), uncited, stale_only),
-                   assemble_kwargs=assemble_kwargs)
+                   policy=policy, assemble_kwargs=assemble_kwargs)
 
     def assemble(self, nodes: Sequence[NodeWithScore], query_str: str) -> Assembly:
         return assemble_lenient(llamaindex_dicts(nodes, score_kind=self.score_kind), query_str, as_of=self.as_of,
@@ -140,6 +143,7 @@ def _response(result: Answered, nodes: Sequence[NodeWithScore]) -> Response:
             "attempts": result.attempts,
             "handles": {m.handle: m.id for m in manifest},
             "cited_ids": list(result.verdict.cited_ids),
+            "attributed_ids": list(result.verdict.attributed_ids),
             "report": result.assembly.report.to_dict(),
             "answered": result,
         },
