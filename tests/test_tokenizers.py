@@ -55,3 +55,30 @@ def test_hugging_face_tokenizer_json(tmp_path):
     hf.save(str(path))
     tok = get_tokenizer(str(path))
     assert tok.encode("hello world") == [0, 1] and tok.count("hello there world") == 3
+
+
+@pytest.mark.parametrize("fmt", ["text", "compact", "xml", "markdown"])
+def test_a_warm_assembly_never_tokenizes_the_whole_prompt_again(fmt: str) -> None:
+    """A new question over records already costed sums cached counts of the prompt's pieces: the fit pass
+    must not fall back to counting the joined prompt (it did for `compact`, whose question starts with one
+    more newline than its separator)."""
+    from evidencepack import assemble, get_tokenizer
+
+    tok = get_tokenizer("o200k_base")
+    records = [{"id": f"r{i}", "text": f"Record {i}: the rule number {i} says something different."}
+               for i in range(8)]
+    assemble(records, f"first question on {fmt}?", as_of="2026-06-01", tokenizer=tok, format=fmt)
+    lengths: list[int] = []
+    count = tok.count
+
+    def spy(text: str) -> int:
+        lengths.append(len(text))
+        return count(text)
+
+    tok.count = spy  # type: ignore[method-assign]
+    try:
+        a = assemble(records, f"a second question on {fmt}?", as_of="2026-06-01", tokenizer=tok, format=fmt)
+    finally:
+        del tok.count
+    assert lengths and max(lengths) < len(a.user) / 2
+    assert tok.count(a.system) + tok.count(a.user) == a.report.budget["prompt_tokens"]  # and still exact

@@ -56,7 +56,12 @@ class Frame:
         separator after it, then the question."""
         items = sources or [NO_SOURCES]
         if self.tail.startswith(separator):
-            return [self.head, *(s + separator for s in items), self.tail[len(separator):]]
+            # Newlines the question keeps beyond the separator go with the last source, so the pieces meet
+            # at clean pre-token cuts (`tokenizers.joins_cleanly`) and a warm call sums cached counts.
+            rest = self.tail[len(separator):]
+            lead = rest[: len(rest) - len(rest.lstrip("\n"))]
+            return [self.head, *(s + separator for s in items[:-1]), items[-1] + separator + lead,
+                    rest[len(lead):]]
         return [self.head, separator.join(items) + self.tail]
 
 
