@@ -112,6 +112,38 @@ def test_edges_authority_is_the_default_and_is_edges_without_a_conflict_group() 
     assert [m.id for m in edges.manifest] != [r.id for r in records]  # edges did reorder them
 
 
+def _near_pair(cos: float) -> list[Record]:
+    """A superseded record ranked first and a current authoritative one ranked fourth, no topic, with
+    embeddings at cosine `cos`; three fillers without embeddings that no threshold can group."""
+    sin = (1 - cos * cos) ** 0.5
+    return [Record(id="stale", text="the old rule says ten days", authority="superseded", embedding=(1.0, 0.0)),
+            Record(id="f2", text="filler two about parking"), Record(id="f3", text="filler three about lunch"),
+            Record(id="cur", text="the current rule says five days", authority="authoritative",
+                   embedding=(cos, sin)),
+            Record(id="f5", text="filler five about badges")]
+
+
+@pytest.mark.parametrize(("cos", "threshold", "grouped"), [
+    (0.8, 0.7, True), (0.8, 0.0, True), (0.8, 0.9, False), (0.8, None, False),
+    (0.92, 0.9, True), (0.92, 0.95, False), (0.92, None, False),
+])
+def test_edges_authority_groups_embeddings_at_the_callers_threshold_as_the_report_does(
+        cos: float, threshold: float | None, grouped: bool) -> None:
+    records = _near_pair(cos)
+    a = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, conflict_embedding_threshold=threshold)
+    edges = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, order="edges",
+                     conflict_embedding_threshold=threshold)
+    seats = [m.id for m in a.manifest]
+    by_id = {m.id: m.handle for m in a.manifest}
+    reported = [(c.current, c.others) for c in a.report.conflicts]
+    if grouped:
+        assert reported == [((by_id["cur"],), ((by_id["stale"], ("superseded",)),))]
+        assert seats == ["cur", "f5", "stale", "f3", "f2"]  # current on the first edge, stale in the middle
+    else:
+        assert reported == []
+        assert seats == [m.id for m in edges.manifest] == ["stale", "cur", "f5", "f3", "f2"]  # plain edges
+
+
 def test_compact_is_the_default_keeps_the_boundary_on_both_lines_and_costs_fewer_tokens() -> None:
     text, compact = demo(format="text"), demo()
     assert compact.format == "compact" and compact.prompt == demo(format="compact").prompt

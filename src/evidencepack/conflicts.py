@@ -52,7 +52,8 @@ def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_thresho
         elif cand.record.embedding is not None and embedding_threshold is not None:
             loose.append((handle, cand))
     found: list[tuple[str | None, list[tuple[str, Candidate]]]] = list(groups.items())
-    found += [(None, members) for members in _cluster(loose, embedding_threshold or 1.0)]
+    if embedding_threshold is not None:  # not `or`: a threshold of 0.0 is a threshold
+        found += [(None, members) for members in _cluster(loose, embedding_threshold)]
     conflicts = []
     for topic, members in found:
         current = tuple(h for h, c in members if is_current_authoritative(c))

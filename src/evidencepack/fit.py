@@ -160,7 +160,8 @@ def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) 
     extra_system = max(0, system_tokens - frame.system_tokens)  # the real code may cost more than the stand-in
     selected, late = list(selected), []
     while True:
-        seated = seat(selected, opts.order, stable_key=lambda c: c.id)
+        seated = seat(selected, opts.order, stable_key=lambda c: c.id,
+                      conflict_embedding_threshold=opts.conflict_embedding_threshold)
         handles = [f"{opts.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
         conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=opts.conflict_embedding_threshold
                                    ) if layout.has_blocks else ()

@@ -1,19 +1,29 @@
 """Order: where each selected record sits. Position is a correctness lever ("lost in the middle").
 
 Strategies live in one registry: `register_order("name")` adds one, and the options check, the CLI choices
-and the docs all read `STRATEGIES` from here.
+and the docs all read `STRATEGIES` from here. Every strategy is called with the items, their key and, as a
+keyword, the assembly's `conflict_embedding_threshold`, so a strategy that looks at conflict groups finds the
+same groups the report and the notice do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .errors import OptionError
 
 T = TypeVar("T")
-#: A strategy seats items given best-first; `key` gives an item's stable identity (its record id).
-Layout = Callable[[Sequence[Any], Callable[[Any], str]], list[Any]]
+
+
+class Layout(Protocol):
+    """A strategy seats items given best-first; `key` gives an item's stable identity (its record id);
+    `conflict_embedding_threshold` is how close embeddings group records without a topic (None: never)."""
+
+    def __call__(self, items: Sequence[Any], key: Callable[[Any], str], *,
+                 conflict_embedding_threshold: float | None) -> list[Any]: ...
+
+
 _REGISTRY: dict[str, Layout] = {}
 
 
@@ -44,39 +54,46 @@ def alternate_layout(n: int) -> list[int]:
 
 
 @register_order("edges")
-def _edges(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+def _edges(items: Sequence[Any], key: Callable[[Any], str], *,
+           conflict_embedding_threshold: float | None = 0.9) -> list[Any]:
     return [items[r - 1] for r in edges_layout(len(items))]
 
 
 @register_order("alternate")
-def _alternate(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+def _alternate(items: Sequence[Any], key: Callable[[Any], str], *,
+               conflict_embedding_threshold: float | None = 0.9) -> list[Any]:
     return [items[r - 1] for r in alternate_layout(len(items))]
 
 
 @register_order("ranked")
-def _ranked(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+def _ranked(items: Sequence[Any], key: Callable[[Any], str], *,
+            conflict_embedding_threshold: float | None = 0.9) -> list[Any]:
     return list(items)
 
 
 @register_order("stable")
-def _stable(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+def _stable(items: Sequence[Any], key: Callable[[Any], str], *,
+            conflict_embedding_threshold: float | None = 0.9) -> list[Any]:
     """Sorted by record id, so an unchanged set keeps the same prompt prefix (provider prompt caching)."""
     return sorted(items, key=key)
 
 
 @register_order("edges-authority")
-def _edges_authority(items: Sequence[Any], key: Callable[[Any], str]) -> list[Any]:
+def _edges_authority(items: Sequence[Any], key: Callable[[Any], str], *,
+                     conflict_embedding_threshold: float | None = 0.9) -> list[Any]:
     """`edges`, with metadata deciding who gets the edges inside a conflict group: a group's current
     authoritative records go first (the best edge seat), its expired, superseded or informal records go last
     (the middle seats), and every other record keeps its rank in between. Without a conflict group this is
     exactly `edges`. Groups are found as the conflict notice finds them (topic, or embeddings at the
-    default threshold); items that are not candidates (no metadata) are seated as `edges` seats them."""
+    assembly's `conflict_embedding_threshold`); items that are not candidates (no metadata) are seated as
+    `edges` seats them."""
     from .candidates import Candidate
     from .conflicts import find_conflicts
 
     if not all(isinstance(c, Candidate) for c in items):
-        return _edges(items, key)
-    conflicts = find_conflicts([(str(i), c) for i, c in enumerate(items)])
+        return _edges(items, key, conflict_embedding_threshold=conflict_embedding_threshold)
+    conflicts = find_conflicts([(str(i), c) for i, c in enumerate(items)],
+                               embedding_threshold=conflict_embedding_threshold)
     first = {int(h) for c in conflicts for h in c.current}
     last = {int(h) for c in conflicts for h, _ in c.others} - first
     tiers = sorted(range(len(items)), key=lambda i: (0 if i in first else 2 if i in last else 1, i))
@@ -91,9 +108,10 @@ def strategies() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
-def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[T], str] | None = None
-          ) -> list[T]:
-    """Seat `items` (given best-first) by `strategy`."""
+def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[T], str] | None = None,
+          conflict_embedding_threshold: float | None = 0.9) -> list[T]:
+    """Seat `items` (given best-first) by `strategy`; pass the assembly's `conflict_embedding_threshold` so
+    the seating and the reported conflicts agree on the groups."""
     layout = _REGISTRY.get(strategy)
     if layout is None:
         raise OptionError(f"unknown order {strategy!r} (one of {', '.join(_REGISTRY)})")
@@ -101,4 +119,4 @@ def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[
         if strategy == "stable":
             raise OptionError("the stable order needs a stable_key")
         stable_key = str
-    return layout(items, stable_key)
+    return layout(items, stable_key, conflict_embedding_threshold=conflict_embedding_threshold)
