@@ -154,3 +154,41 @@ def test_unsupported_value_level_reaches_the_check():
     assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]
     with pytest.raises(EvidencepackError):
         cited_chain(Scripted(replies=["x"], seen=[]), as_of=AS_OF, unsupported_value="loud")
+
+
+def test_cited_chain_withholds_the_stale_document_and_asks_afresh():
+    old_rule = RECORDS[1]["text"]
+    llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
+    chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked",
+                        attribute=True, repair="withhold")
+    result = chain.invoke(QUESTION)
+    first, second = llm.seen
+    assert old_rule in first[1].content
+    assert [type(m) for m in second] == [SystemMessage, HumanMessage] and old_rule not in second[1].content
+    assert result.withheld == ("hb-2024",) and result.answer == GOOD and result.verdict.valid
+    assert second[1].content == result.assembly.user  # same question and options, one document fewer
+    assert [m.id for m in result.assembly.manifest] == ["hb-2025", "slack-2023"]
+    # the stream, and the default (a repair turn), on the same script
+    llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
+    data = {"documents": documents(), "question": QUESTION}
+    done = list(cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True, repair="withhold").stream(data))[-1]
+    assert done.result.withheld == ("hb-2024",) and len(llm.seen[1]) == 2
+    llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
+    asked = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True).invoke(data)
+    assert asked.withheld == () and len(llm.seen[1]) == 4
+    with pytest.raises(EvidencepackError, match="repair"):
+        cited_chain(llm, as_of=AS_OF, repair="again")
+
+
+def test_cited_chain_withholds_in_ainvoke_and_astream():
+    async def run():
+        llm = Scripted(replies=[UNCITED_STALE, GOOD, UNCITED_STALE, GOOD], seen=[])
+        chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked",
+                            attribute=True, repair="withhold")
+        result = await chain.ainvoke(QUESTION)
+        events = [e async for e in chain.astream(QUESTION)]
+        return llm, result, events[-1].result
+
+    llm, result, streamed = asyncio.run(run())
+    assert result.withheld == streamed.withheld == ("hb-2024",) and streamed.answer == GOOD
+    assert [len(m) for m in llm.seen] == [2, 2, 2, 2]

@@ -131,3 +131,30 @@ def test_unsupported_value_level_reaches_the_check():
         return [(f["kind"], f["severity"]) for f in verdict["findings"]]
 
     assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]
+
+
+def test_withhold_asks_afresh_without_the_stale_node():
+    old_rule = RECORDS[1]["text"]
+    e = engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold")
+    response = e.query(QUESTION)
+    first, second = e.llm.prompts
+    assert old_rule in first and old_rule not in second and "assistant: Up to" not in second
+    meta = response.metadata
+    assert response.response == GOOD and meta["valid"] and meta["attempts"] == 1
+    assert meta["withheld"] == ["hb-2024"] and meta["handles"] == {"S1": "hb-2025", "S2": "slack-2023"}
+    assert [n.node.node_id for n in response.source_nodes] == ["hb-2025", "slack-2023"]
+    assert meta["report"] == meta["answered"].assembly.report.to_dict()  # the assembly the answer was checked on
+    done = list(engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold").stream_query(QUESTION))[-1]
+    assert done.result.withheld == ("hb-2024",) and done.result.verdict.valid
+
+    async def run():
+        response = await engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold").aquery(QUESTION)
+        events = [x async for x in engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold")
+                  .astream_query(QUESTION)]
+        return response, events[-1].result
+
+    response, streamed = asyncio.run(run())
+    assert response.metadata["withheld"] == ["hb-2024"] and streamed.withheld == ("hb-2024",)
+    # the default asks with a second turn that replays the first answer
+    asked = engine([UNCITED_STALE, GOOD], attribute=True)
+    assert asked.query(QUESTION).metadata["withheld"] == [] and f"assistant: {UNCITED_STALE}" in asked.llm.prompts[1]

@@ -134,3 +134,69 @@ def test_attribution_lets_the_guard_act_on_an_answer_without_handles(make, assem
     assert checked.attempts == 1 and checked.answer == GOOD and checked.verdict.valid
     first = server.requests[1]["messages"][-1]["content"]
     assert "expired, superseded or informal" in first and "attributed" in first
+
+
+def rebuild(withheld):
+    """`reassemble` for the tests: the same records without the withheld ones, the same options."""
+    return assemble([r for r in RECORDS if r["id"] not in withheld], QUESTION, as_of=AS_OF, order="ranked")
+
+
+def fresh_conversation(request):
+    """The request is a new two-message conversation (system + user), in either wire format."""
+    roles = [m["role"] for m in request["messages"]]
+    return roles == ["system", "user"] or (roles == ["user"] and bool(request.get("system")))
+
+
+OLD_RULE = RECORDS[1]["text"]
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_withhold_asks_afresh_without_the_stale_record(make, assembly):
+    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+        result = providers.ask(make(server.url), assembly, model="m", attribute=True, repair="withhold",
+                               reassemble=rebuild)
+    first, second = server.requests
+    assert OLD_RULE in sent_text(first) and OLD_RULE not in sent_text(second) and fresh_conversation(second)
+    assert result.withheld == ("hb-2024",) and result.attempts == 1 and result.answer == GOOD
+    assert result.verdict.valid and result.assembly.user in sent_text(second)
+    assert [m.id for m in result.assembly.manifest] == ["hb-2025", "slack-2023"]
+    # nothing to withhold: the repair turn as before
+    with FakeLLM([UNKNOWN, GOOD]) as server:
+        kept = providers.ask(make(server.url), assembly, model="m", repair="withhold", reassemble=rebuild)
+    assert kept.withheld == () and kept.answer == GOOD
+    assert server.requests[1]["messages"][-2] == {"role": "assistant", "content": UNKNOWN}
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_withhold_streams_and_async(make, assembly):
+    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+        events = list(providers.ask_stream(make(server.url), assembly, model="m", attribute=True,
+                                           repair="withhold", reassemble=rebuild))
+        assert fresh_conversation(server.requests[1]) and OLD_RULE not in sent_text(server.requests[1])
+    assert "".join(e.text for e in events if isinstance(e, Delta) and e.attempt == 1) == GOOD
+    assert events[-1].result.withheld == ("hb-2024",)
+
+    async def run(url):
+        client = make(url, async_=True)
+        options = {"model": "m", "attribute": True, "repair": "withhold", "reassemble": rebuild}
+        result = await providers.ask_async(client, assembly, **options)
+        streamed = [e async for e in providers.ask_stream_async(client, assembly, **options)]
+        return result, streamed[-1].result
+
+    with FakeLLM([UNCITED_STALE, GOOD, UNCITED_STALE, GOOD]) as server:
+        result, streamed = asyncio.run(run(server.url))
+        assert [fresh_conversation(r) for r in server.requests] == [True] * 4
+    assert result.withheld == streamed.withheld == ("hb-2024",) and streamed.answer == GOOD
+
+
+def test_withhold_without_reassemble_is_an_option_error_before_any_request(assembly):
+    from evidencepack.errors import OptionError
+
+    with FakeLLM([GOOD]) as server:
+        with pytest.raises(OptionError, match="reassemble="):
+            providers.ask(openai_client(server.url), assembly, model="m", repair="withhold")
+        with pytest.raises(OptionError, match="reassemble="):
+            providers.ask_stream(openai_client(server.url), assembly, model="m", repair="withhold")
+        with pytest.raises(OptionError, match="ask, withhold"):
+            providers.ask(openai_client(server.url), assembly, model="m", repair="twice", reassemble=rebuild)
+    assert server.requests == []

@@ -151,6 +151,9 @@ def withhold(verdict: Verdict, assembly: Any) -> tuple[str, ...]:
     index = read_assembly(assembly)
     flagged = {f.sentence for f in verdict.findings if f.kind == "stale_only"}
     handles = [h for s in verdict.support if s.sentence in flagged for h in s.handles if index.sources[h].weak]
+    # a sentence the splitter does not count as stating has no support row, yet its citations can be stale-only
+    written = [index.handle_of[c.record_id] for c in verdict.citations if c.sentence in flagged and c.record_id]
+    handles += [h for h in written if index.sources[h].weak]
     for c in index.conflicts:
         if any(h in handles for h, _ in c.others):
             handles += [h for h, _ in c.others]

@@ -6,13 +6,16 @@ and must not let such a chunk vanish either: `assemble_lenient` reports each one
 (`invalid_record`, `empty_text`, `duplicate` with `duplicate_of`) and notes every field value it left out.
 
 The loop is provider-neutral: give it a function from chat messages (OpenAI-style dicts) to the answer text,
-or to an iterable of text chunks when streaming. It regenerates only on the findings you choose.
+or to an iterable of text chunks when streaming. It regenerates only on the findings you choose: by default
+with a repair turn; with `Policy(repair="withhold")` and a `reassemble` function, an answer resting only on
+weak sources is answered afresh on an assembly without them (small models repeat themselves when asked to
+repair, and answer a question without the misleading sources).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, TypedDict
 
 from ..assemble import Assembly, ManifestEntry, assemble
@@ -29,12 +32,21 @@ from ..citations import (
     severity_map,
     validate_citations,
     with_notes,
+    withhold,
 )
 from ..errors import OptionError
 from ..records import Record
 
 OnInvalid = Literal["raise", "drop"]
 Severity = Literal["off", "warn", "error"]
+Repair = Literal["ask", "withhold"]
+#: How a regeneration is asked for: "ask" sends the findings as a second turn; "withhold" asks the question
+#: afresh on an assembly without the weak sources a stale-only answer rested on (`citations.withhold`),
+#: and falls back to "ask" when there is nothing to withhold.
+REPAIRS: tuple[str, ...] = ("ask", "withhold")
+#: A new assembly from the ids of every record withheld so far: the same records without them, the same
+#: question and the same options.
+Reassemble = Callable[[tuple[str, ...]], Assembly]
 #: Findings that trigger a regeneration unless the caller chooses others: a handle never sent, a dropped
 #: source cited by id, a claim resting only on stale or informal sources.
 REGENERATE_ON: tuple[str, ...] = ("unknown_handle", "excluded_source", "stale_only")
@@ -69,7 +81,8 @@ class Answered:
     verdict: Verdict
     sources: tuple[ManifestEntry, ...]
     attempts: int  # regenerations after the first answer
-    assembly: Assembly
+    assembly: Assembly  # the one the final answer was checked against (a smaller one after a withholding retry)
+    withheld: tuple[str, ...] = ()  # record ids left out of a retry's assembly (`Policy(repair="withhold")`)
 
     def resolved(self, style: Literal["links", "footnotes"] = "links") -> str:
         """The answer with its handles turned into links or footnotes from the manifest (and, when the verdict
@@ -89,7 +102,7 @@ class Answered:
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
                 "sources": [s.to_dict() for s in self.sources],
-                "conflict_notes": [n.to_dict() for n in self.notes()]}
+                "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld)}
 
 
 @dataclass(frozen=True)
@@ -126,6 +139,7 @@ class Policy:
     stale_only: Severity = "error"
     unsupported_value: Severity = "warn"
     attribute: bool = False  # attribute uncited sentences (claims.attribute) before checking stale_only/values
+    repair: Repair = "ask"  # "withhold": ask afresh without the weak sources (needs `reassemble`), see REPAIRS
 
     def __post_init__(self) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 0:
@@ -138,6 +152,8 @@ class Policy:
         severity_map(uncited=self.uncited, stale_only=self.stale_only, unsupported_value=self.unsupported_value)
         if not isinstance(self.attribute, bool):
             raise OptionError(f"attribute must be True or False, got {self.attribute!r}")
+        if not isinstance(self.repair, str) or self.repair not in REPAIRS:
+            raise OptionError(f"repair must be one of {', '.join(REPAIRS)}, got {self.repair!r}")
 
     def validate(self, answer: str, index: SourceIndex) -> Verdict:
         return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only,
@@ -162,52 +178,94 @@ def repair(messages: list[ChatMessage], answer: str, verdict: Verdict, prefix: s
             {"role": "user", "content": repair_instruction(verdict)}]
 
 
-def finish(assembly: Assembly, answer: str, verdict: Verdict, attempts: int, index: SourceIndex) -> Answered:
+def finish(assembly: Assembly, answer: str, verdict: Verdict, attempts: int, index: SourceIndex,
+           withheld: tuple[str, ...] = ()) -> Answered:
     sources = tuple(entry for rid in verdict.cited_ids
                     if (entry := assembly.handle(index.handle_of[rid])) is not None)
-    return Answered(answer, verdict, sources, attempts, assembly)
+    return Answered(answer, verdict, sources, attempts, assembly, withheld)
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One request: the assembly an answer is checked against, and the conversation sent for it."""
+
+    assembly: Assembly
+    index: SourceIndex
+    messages: list[ChatMessage]
+    withheld: tuple[str, ...] = ()
+
+    @classmethod
+    def first(cls, assembly: Assembly, withheld: tuple[str, ...] = ()) -> _Turn:
+        return cls(assembly, SourceIndex.of(assembly), chat_messages(assembly), withheld)
+
+
+def _checked(policy: Policy | None, reassemble: Reassemble | None) -> Policy:
+    """The policy, once it is known the loop can follow it (before any model call)."""
+    policy = policy or Policy()
+    if reassemble is not None and not callable(reassemble):
+        raise OptionError(f"reassemble must be a function from withheld record ids to an Assembly, "
+                          f"got {type(reassemble).__name__}")
+    if policy.repair == "withhold" and reassemble is None:
+        raise OptionError("Policy(repair='withhold') needs reassemble=: a function that takes the withheld record "
+                          "ids and returns a new Assembly (the same records without those ids, the same question "
+                          "and options)")
+    return policy
+
+
+def _next(turn: _Turn, text: str, verdict: Verdict, policy: Policy, reassemble: Reassemble | None) -> _Turn:
+    """The request after a rejected answer: with `repair="withhold"` and weak sources to withhold, the question
+    afresh on an assembly without them (a new conversation); otherwise the repair turn."""
+    if policy.repair == "withhold" and reassemble is not None:
+        ids = withhold(verdict, turn.index)
+        if ids:
+            withheld = tuple(dict.fromkeys(turn.withheld + ids))
+            fresh = reassemble(withheld)
+            if not isinstance(fresh, Assembly):
+                raise OptionError(f"reassemble must return an Assembly, got {type(fresh).__name__}")
+            return _Turn.first(fresh, withheld)
+    return replace(turn, messages=repair(turn.messages, text, verdict, turn.assembly.handle_prefix))
 
 
 def answer(assembly: Assembly, complete: Callable[[list[ChatMessage]], str], *,
-           policy: Policy | None = None) -> Answered:
-    """Ask, validate, and regenerate while the verdict has a chosen finding and attempts remain."""
-    policy = policy or Policy()
-    index = SourceIndex.of(assembly)
-    messages = chat_messages(assembly)
-    text = complete(messages)
-    verdict, used = policy.validate(text, index), 0
+           policy: Policy | None = None, reassemble: Reassemble | None = None) -> Answered:
+    """Ask, validate, and regenerate while the verdict has a chosen finding and attempts remain. With
+    `Policy(repair="withhold")`, `reassemble(withheld_ids)` gives the assembly a stale-only answer is asked
+    again on (see `REPAIRS`)."""
+    policy = _checked(policy, reassemble)
+    turn = _Turn.first(assembly)
+    text = complete(turn.messages)
+    verdict, used = policy.validate(text, turn.index), 0
     while policy.retry(verdict) and used < policy.attempts:
-        messages = repair(messages, text, verdict, assembly.handle_prefix)
-        text = complete(messages)
+        turn = _next(turn, text, verdict, policy, reassemble)
+        text = complete(turn.messages)
         used += 1
-        verdict = policy.validate(text, index)
-    return finish(assembly, text, verdict, used, index)
+        verdict = policy.validate(text, turn.index)
+    return finish(turn.assembly, text, verdict, used, turn.index, turn.withheld)
 
 
 async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]], Awaitable[str]], *,
-                       policy: Policy | None = None) -> Answered:
-    """`answer` for an async chat call."""
-    policy = policy or Policy()
-    index = SourceIndex.of(assembly)
-    messages = chat_messages(assembly)
-    text = await complete(messages)
-    verdict, used = policy.validate(text, index), 0
+                       policy: Policy | None = None, reassemble: Reassemble | None = None) -> Answered:
+    """`answer` for an async chat call (`reassemble` stays a plain function: assembly is CPU work)."""
+    policy = _checked(policy, reassemble)
+    turn = _Turn.first(assembly)
+    text = await complete(turn.messages)
+    verdict, used = policy.validate(text, turn.index), 0
     while policy.retry(verdict) and used < policy.attempts:
-        messages = repair(messages, text, verdict, assembly.handle_prefix)
-        text = await complete(messages)
+        turn = _next(turn, text, verdict, policy, reassemble)
+        text = await complete(turn.messages)
         used += 1
-        verdict = policy.validate(text, index)
-    return finish(assembly, text, verdict, used, index)
+        verdict = policy.validate(text, turn.index)
+    return finish(turn.assembly, text, verdict, used, turn.index, turn.withheld)
 
 
 class _Attempt:
     """One streamed attempt: chunks in, `Delta` and `Flagged` events out; at the end either `Done` or the
-    conversation for the next attempt. Shared by the sync and async streams, which differ only in how
-    they iterate."""
+    request for the next attempt. Shared by the sync and async streams, which differ only in how they
+    iterate."""
 
-    def __init__(self, assembly: Assembly, index: SourceIndex, policy: Policy, used: int) -> None:
-        self.assembly, self.index, self.policy, self.used = assembly, index, policy, used
-        self.validator = policy.stream_validator(index)
+    def __init__(self, turn: _Turn, policy: Policy, used: int, reassemble: Reassemble | None) -> None:
+        self.turn, self.policy, self.used, self.reassemble = turn, policy, used, reassemble
+        self.validator = policy.stream_validator(turn.index)
         self.parts: list[str] = []
 
     def feed(self, chunk: str) -> list[Event]:
@@ -216,45 +274,66 @@ class _Attempt:
         self.parts.append(chunk)
         return [Delta(chunk, self.used), *(Flagged(f, self.used) for f in self.validator.feed(chunk))]
 
-    def end(self, messages: list[ChatMessage]) -> Done | list[ChatMessage]:
-        text, verdict = "".join(self.parts), self.validator.close()
+    def end(self) -> Done | _Turn:
+        text, verdict, turn = "".join(self.parts), self.validator.close(), self.turn
         if not self.policy.retry(verdict) or self.used >= self.policy.attempts:
-            return Done(finish(self.assembly, text, verdict, self.used, self.index))
-        return repair(messages, text, verdict, self.assembly.handle_prefix)
+            return Done(finish(turn.assembly, text, verdict, self.used, turn.index, turn.withheld))
+        return _next(turn, text, verdict, self.policy, self.reassemble)
 
 
 def answer_stream(assembly: Assembly, stream: Callable[[list[ChatMessage]], Iterable[str]], *,
-                  policy: Policy | None = None) -> Iterator[Event]:
+                  policy: Policy | None = None, reassemble: Reassemble | None = None) -> Iterator[Event]:
     """Stream the answer as `Delta`s, report citation problems as `Flagged` the moment they complete, and
-    end with `Done`. A regeneration streams too, as the next `attempt`: a display should start over."""
-    policy = policy or Policy()
-    index, messages, used = SourceIndex.of(assembly), chat_messages(assembly), 0
+    end with `Done`. A regeneration streams too, as the next `attempt`: a display should start over (after
+    a withholding retry, `Flagged` handles refer to the new assembly, `Done.result.assembly`)."""
+    return _stream(assembly, stream, _checked(policy, reassemble), reassemble)
+
+
+def _stream(assembly: Assembly, stream: Callable[[list[ChatMessage]], Iterable[str]], policy: Policy,
+            reassemble: Reassemble | None) -> Iterator[Event]:
+    turn, used = _Turn.first(assembly), 0
     while True:
-        attempt = _Attempt(assembly, index, policy, used)
-        for chunk in stream(messages):
+        attempt = _Attempt(turn, policy, used, reassemble)
+        for chunk in stream(turn.messages):
             yield from attempt.feed(chunk)
-        outcome = attempt.end(messages)
+        outcome = attempt.end()
         if isinstance(outcome, Done):
             yield outcome
             return
-        messages, used = outcome, used + 1
+        turn, used = outcome, used + 1
 
 
-async def answer_stream_async(assembly: Assembly, stream: Callable[[list[ChatMessage]], AsyncIterable[str]], *,
-                              policy: Policy | None = None) -> AsyncIterator[Event]:
-    """`answer_stream` for an async stream of text chunks."""
-    policy = policy or Policy()
-    index, messages, used = SourceIndex.of(assembly), chat_messages(assembly), 0
+def answer_stream_async(assembly: Assembly, stream: Callable[[list[ChatMessage]], AsyncIterable[str]], *,
+                        policy: Policy | None = None, reassemble: Reassemble | None = None) -> AsyncIterator[Event]:
+    """`answer_stream` for an async stream of text chunks: `async for event in answer_stream_async(...)`."""
+    return _astream(assembly, stream, _checked(policy, reassemble), reassemble)
+
+
+async def _astream(assembly: Assembly, stream: Callable[[list[ChatMessage]], AsyncIterable[str]], policy: Policy,
+                   reassemble: Reassemble | None) -> AsyncIterator[Event]:
+    turn, used = _Turn.first(assembly), 0
     while True:
-        attempt = _Attempt(assembly, index, policy, used)
-        async for chunk in stream(messages):
+        attempt = _Attempt(turn, policy, used, reassemble)
+        async for chunk in stream(turn.messages):
             for event in attempt.feed(chunk):
                 yield event
-        outcome = attempt.end(messages)
+        outcome = attempt.end()
         if isinstance(outcome, Done):
             yield outcome
             return
-        messages, used = outcome, used + 1
+        turn, used = outcome, used + 1
+
+
+def without(records: Iterable[Any], withheld: Iterable[str]) -> list[Any]:
+    """`records` (`Record`s or dicts) minus those whose id is in `withheld`, order kept: what a component
+    reassembles from for `Policy(repair="withhold")`."""
+    out = frozenset(withheld)
+
+    def kept(record: Any) -> bool:
+        rid = record.get("id") if isinstance(record, Mapping) else getattr(record, "id", None)
+        return not (isinstance(rid, str) and rid in out)  # a record without a usable id is reported, not withheld
+
+    return [r for r in records if kept(r)]
 
 
 def result_of(events: Iterable[Event]) -> Answered:

@@ -94,7 +94,8 @@ class CitationValidator:
     entries as `sources`, and `attempts`. `attribute=True` also checks uncited sentences against the sources
     their content matches (the verdict's `support` and `attributed_ids` say which). With a `chat_generator`,
     a reply with a finding listed in `regenerate_on` is sent back with exactly what was wrong, at most
-    `attempts` times."""
+    `attempts` times. There is no `repair="withhold"` here: the validator gets the assembly, not the documents
+    and the assembler's options, so it cannot ask again on a prompt without the stale sources."""
 
     def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
                  chat_generator: Any = None, attempts: int = 2, regenerate_on: list[str] | None = None,

@@ -36,12 +36,15 @@ from .common import (
     Event,
     OnInvalid,
     Policy,
+    Reassemble,
+    Repair,
     Severity,
     answer,
     answer_async,
     answer_stream,
     answer_stream_async,
     assemble_lenient,
+    without,
 )
 
 __all__ = ["AssembledPrompt", "CitedChain", "EvidencePrompt", "cited_chain", "records_from", "to_messages"]
@@ -95,7 +98,8 @@ class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
 class CitedChain(Runnable[Any, Answered]):
     """Assemble, ask `llm`, validate the citations, regenerate on chosen findings. Input: a question (with a
     retriever) or `{"documents", "question"}`. `invoke` returns `Answered`; `stream` yields `Delta`, `Flagged`
-    and a final `Done` (a regeneration streams as the next `attempt`)."""
+    and a final `Done` (a regeneration streams as the next `attempt`). With `Policy(repair="withhold")` the
+    chain reassembles the same documents, question and options without the withheld records itself."""
 
     def __init__(self, llm: Runnable[Any, Any], prompt: EvidencePrompt, policy: Policy,
                  retriever: Runnable[str, Sequence[Any]] | None = None) -> None:
@@ -104,64 +108,81 @@ class CitedChain(Runnable[Any, Answered]):
         self.policy = policy
         self.retriever = retriever
 
-    def _assembly(self, input: Any, config: RunnableConfig | None) -> Assembly:
+    def _records(self, input: Any, config: RunnableConfig | None) -> tuple[list[Any], str]:
         if isinstance(input, str):
             if self.retriever is None:
                 raise IntegrationInputError("a bare question needs a retriever; else pass "
                                             "{'documents': ..., 'question': ...}")
-            return self.prompt.assemble(self.retriever.invoke(input, config), input)
+            return self._convert(self.retriever.invoke(input, config)), input
         documents, question = _unpack(input)
-        return self.prompt.assemble(documents, question)
+        return self._convert(documents), question
 
-    async def _aassembly(self, input: Any, config: RunnableConfig | None) -> Assembly:
+    async def _arecords(self, input: Any, config: RunnableConfig | None) -> tuple[list[Any], str]:
         if isinstance(input, str) and self.retriever is not None:
-            return self.prompt.assemble(await self.retriever.ainvoke(input, config), input)
-        return self._assembly(input, config)
+            return self._convert(await self.retriever.ainvoke(input, config)), input
+        return self._records(input, config)
+
+    def _convert(self, documents: Iterable[Any]) -> list[Any]:
+        return records_from(documents, score_kind=self.prompt.score_kind)
+
+    def _assembly(self, input: Any, config: RunnableConfig | None) -> tuple[Assembly, Reassemble]:
+        return self._prepare(*self._records(input, config))
+
+    async def _aassembly(self, input: Any, config: RunnableConfig | None) -> tuple[Assembly, Reassemble]:
+        return self._prepare(*(await self._arecords(input, config)))
+
+    def _prepare(self, records: list[Any], question: str) -> tuple[Assembly, Reassemble]:
+        """The assembly, and how to rebuild it without withheld records (used only by `repair="withhold"`)."""
+        return (self.prompt.assemble(records, question),
+                lambda withheld: self.prompt.assemble(without(records, withheld), question))
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
-        assembly = self._assembly(input, config)
-        return answer(assembly, lambda m: _text(self.llm.invoke(_lc(m), config)), policy=self.policy)
+        assembly, again = self._assembly(input, config)
+        return answer(assembly, lambda m: _text(self.llm.invoke(_lc(m), config)), policy=self.policy,
+                      reassemble=again)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
-        assembly = await self._aassembly(input, config)
+        assembly, again = await self._aassembly(input, config)
 
         async def complete(messages: list[ChatMessage]) -> str:
             return _text(await self.llm.ainvoke(_lc(messages), config))
 
-        return await answer_async(assembly, complete, policy=self.policy)
+        return await answer_async(assembly, complete, policy=self.policy, reassemble=again)
 
     def stream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
                **kwargs: Any) -> Iterator[Event]:
-        assembly = self._assembly(input, config)
+        assembly, again = self._assembly(input, config)
 
         def chunks(messages: list[ChatMessage]) -> Iterator[str]:
             for chunk in self.llm.stream(_lc(messages), config):
                 yield _text(chunk)
 
-        yield from answer_stream(assembly, chunks, policy=self.policy)
+        yield from answer_stream(assembly, chunks, policy=self.policy, reassemble=again)
 
     async def astream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
                       **kwargs: Any) -> AsyncIterator[Event]:
-        assembly = await self._aassembly(input, config)
+        assembly, again = await self._aassembly(input, config)
 
         async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
             async for chunk in self.llm.astream(_lc(messages), config):
                 yield _text(chunk)
 
-        async for event in answer_stream_async(assembly, chunks, policy=self.policy):
+        async for event in answer_stream_async(assembly, chunks, policy=self.policy, reassemble=again):
             yield event
 
 
 def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,
                 attempts: int = 2, regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
                 stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-                on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                repair: Repair = "ask", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                 **assemble_kwargs: Any) -> CitedChain:
     """A `CitedChain` around a chat model (any Runnable from messages to a message or a string). With
     `attribute=True`, uncited sentences are checked against the sources their content matches, for a model
-    that rarely writes handles; the citation options are `Policy`'s."""
+    that rarely writes handles; with `repair="withhold"`, an answer resting only on weak sources is asked
+    again on the same documents without them (a fresh question, not a repair turn). The citation options
+    are `Policy`'s."""
     prompt = EvidencePrompt(as_of=as_of, on_invalid=on_invalid, score_kind=score_kind, **assemble_kwargs)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute)
+    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
     return CitedChain(llm, prompt, policy, retriever)
 
 

@@ -5,9 +5,9 @@
     response.response, response.source_nodes, response.metadata["verdict"]["valid"]
 
 `source_nodes` are the retrieved nodes that made it into the prompt, in handle order (S1 first);
-`metadata` holds the verdict, the handles, the cited (and, with `attribute=True`, attributed) record ids
-and the assembly's report (every node
-included or dropped with a reason). `stream_query` yields `Delta` / `Flagged` / `Done` events.
+`metadata` holds the verdict, the handles, the cited (and, with `attribute=True`, attributed) record ids,
+the ids withheld from a retry (`repair="withhold"`) and the report of the assembly the answer was checked
+against (every node included or dropped with a reason). `stream_query` yields `Delta` / `Flagged` / `Done` events.
 Needs `pip install 'evidencepack[llamaindex]'`.
 """
 
@@ -38,12 +38,15 @@ from .common import (
     Event,
     OnInvalid,
     Policy,
+    Reassemble,
+    Repair,
     Severity,
     answer,
     answer_async,
     answer_stream,
     answer_stream_async,
     assemble_lenient,
+    without,
 )
 
 __all__ = ["EvidencePackQueryEngine", "response_of", "to_chat_messages"]
@@ -72,55 +75,66 @@ class EvidencePackQueryEngine(CustomQueryEngine):
     def from_args(cls, *, retriever: BaseRetriever, llm: LLM, as_of: Any, attempts: int = 2,
                   regenerate_on: Sequence[str] = REGENERATE_ON, uncited: Severity = "warn",
                   stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-                  on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                  repair: Repair = "ask", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                   **assemble_kwargs: Any) -> EvidencePackQueryEngine:
         """The citation options are `Policy`'s (`attribute=True` checks uncited sentences against the sources
-        their content matches); keyword arguments beyond these are `assemble`'s (`order`, `budget`, …)."""
-        policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute)
+        their content matches; `repair="withhold"` asks a stale-only answer's question again on the retrieved
+        nodes without the weak ones it rested on); keyword arguments beyond these are `assemble`'s (`order`,
+        `budget`, …)."""
+        policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
         return cls(retriever=retriever, llm=llm, as_of=as_of, on_invalid=on_invalid, score_kind=score_kind,
                    policy=policy, assemble_kwargs=assemble_kwargs)
 
     def assemble(self, nodes: Sequence[NodeWithScore], query_str: str) -> Assembly:
-        return assemble_lenient(llamaindex_dicts(nodes, score_kind=self.score_kind), query_str, as_of=self.as_of,
-                                on_invalid=self.on_invalid, **self.assemble_kwargs)
+        return self._assemble(llamaindex_dicts(nodes, score_kind=self.score_kind), query_str)
+
+    def _assemble(self, records: Sequence[dict[str, Any]], query_str: str) -> Assembly:
+        return assemble_lenient(records, query_str, as_of=self.as_of, on_invalid=self.on_invalid,
+                                **self.assemble_kwargs)
+
+    def _prepare(self, nodes: Sequence[NodeWithScore], query_str: str) -> tuple[Assembly, Reassemble]:
+        """The assembly, and how to rebuild it without withheld records (used only by `repair="withhold"`)."""
+        records = llamaindex_dicts(nodes, score_kind=self.score_kind)
+        return (self._assemble(records, query_str),
+                lambda withheld: self._assemble(without(records, withheld), query_str))
 
     def custom_query(self, query_str: str) -> Response:
         nodes = self.retriever.retrieve(query_str)
-        assembly = self.assemble(nodes, query_str)
+        assembly, again = self._prepare(nodes, query_str)
 
         def complete(messages: list[ChatMessage]) -> str:
             return self.llm.chat(to_chat_messages(messages)).message.content or ""
 
-        return _response(answer(assembly, complete, policy=self.policy), nodes)
+        return _response(answer(assembly, complete, policy=self.policy, reassemble=again), nodes)
 
     async def acustom_query(self, query_str: str) -> Response:
         nodes = await self.retriever.aretrieve(query_str)
-        assembly = self.assemble(nodes, query_str)
+        assembly, again = self._prepare(nodes, query_str)
 
         async def complete(messages: list[ChatMessage]) -> str:
             return (await self.llm.achat(to_chat_messages(messages))).message.content or ""
 
-        return _response(await answer_async(assembly, complete, policy=self.policy), nodes)
+        return _response(await answer_async(assembly, complete, policy=self.policy, reassemble=again), nodes)
 
     def stream_query(self, query_str: str) -> Iterator[Event]:
         """Stream the answer: `Delta` text, `Flagged` findings as soon as a bad handle closes, then `Done`."""
-        assembly = self.assemble(self.retriever.retrieve(query_str), query_str)
+        assembly, again = self._prepare(self.retriever.retrieve(query_str), query_str)
 
         def chunks(messages: list[ChatMessage]) -> Iterator[str]:
             for part in self.llm.stream_chat(to_chat_messages(messages)):
                 yield part.delta or ""
 
-        return answer_stream(assembly, chunks, policy=self.policy)
+        return answer_stream(assembly, chunks, policy=self.policy, reassemble=again)
 
     async def astream_query(self, query_str: str) -> AsyncIterator[Event]:
         """`stream_query` with the async retriever and LLM."""
-        assembly = self.assemble(await self.retriever.aretrieve(query_str), query_str)
+        assembly, again = self._prepare(await self.retriever.aretrieve(query_str), query_str)
 
         async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
             async for part in await self.llm.astream_chat(to_chat_messages(messages)):
                 yield part.delta or ""
 
-        async for event in answer_stream_async(assembly, chunks, policy=self.policy):
+        async for event in answer_stream_async(assembly, chunks, policy=self.policy, reassemble=again):
             yield event
 
 
@@ -141,6 +155,7 @@ def _response(result: Answered, nodes: Sequence[NodeWithScore]) -> Response:
             "verdict": result.verdict.to_dict(),
             "valid": result.verdict.valid,
             "attempts": result.attempts,
+            "withheld": list(result.withheld),
             "handles": {m.handle: m.id for m in manifest},
             "cited_ids": list(result.verdict.cited_ids),
             "attributed_ids": list(result.verdict.attributed_ids),
