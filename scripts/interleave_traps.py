@@ -30,6 +30,9 @@ def main() -> int:
     p.add_argument("--cache", required=True)
     p.add_argument("--max-tokens", type=int, default=200)
     p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--reverse", action="store_true",
+                   help="questions from the last to the first: a second server sharing the cache works from the "
+                        "other end, and the two meet in the middle")
     args = p.parse_args()
     backend = HTTPBackend(base_url=os.environ["EVIDENCEPACK_BASE_URL"], model=os.environ["EVIDENCEPACK_MODEL"],
                           timeout=args.timeout)
@@ -40,7 +43,8 @@ def main() -> int:
 
         condition_options(c)
     start = time.monotonic()
-    for i, trap in enumerate(run.traps, 1):
+    traps = list(reversed(run.traps)) if args.reverse else list(run.traps)
+    for i, trap in enumerate(traps, 1):
         for c in args.conditions:
             row = run.one(trap, c)
             print(f"{time.monotonic() - start:6.0f}s {i}/{len(run.traps)} {trap.id} {c}: {row.get('status')} "
