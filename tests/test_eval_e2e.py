@@ -182,11 +182,24 @@ PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
 
 
 def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
-    assert {k: condition_options("structured")[k] for k in PINNED} == PINNED
+    assert {k: condition_options("original")[k] for k in PINNED} == PINNED
     assert condition_options("flat") == {"format": "flat", "order": "edges"}
     for name, variant in TRAP_VARIANTS.items():
-        opts = condition_options(f"structured+{name}")
+        opts = condition_options(f"original+{name}")
         assert {k: opts[k] for k in PINNED} == {**PINNED, **{k: v for k, v in variant.items() if k in PINNED}}
+
+
+def test_structured_is_whatever_assemble_does_by_default() -> None:
+    """`structured` measures the product: its prompt is `assemble`'s with nothing but the harness's key."""
+    trap = load_traps()[0]
+    run = TrapRun(ScriptedBackend(), [trap], corpus(), Sampling())
+    records = [r for r in corpus() if r.id in trap.records]
+    records.sort(key=lambda r: trap.records.index(r.id))
+    plain = assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY)
+    assert condition_options("structured") == {}
+    assert run.assembly(trap, "structured").messages == plain.messages
+    assert run.assembly(trap, "original").messages != plain.messages
+    assert run.assembly(trap, "structured+reminder").messages != plain.messages
 
 
 @pytest.mark.parametrize("system", [SWEEP_SYSTEM, None])

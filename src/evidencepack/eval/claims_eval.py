@@ -27,7 +27,7 @@ from .experiments import EVAL_KEY, condition_options
 def _assemblies() -> dict[str, Assembly]:
     by_id = {r.id: r for r in corpus()}
     return {t["id"]: assemble([by_id[i] for i in t["records"]], t["question"], as_of=t["as_of"],
-                              boundary_key=EVAL_KEY, **condition_options("structured")) for t in traps()}
+                              boundary_key=EVAL_KEY, **condition_options("original")) for t in traps()}
 
 
 def measure(path: str | Path) -> dict[str, Any]:

@@ -93,19 +93,21 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
     t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
     t.add_argument("--conditions", default="flat,structured,structured+guard",
-                   help=f"comma-separated; each is {' or '.join(TRAP_BASES)}, then any of "
-                        f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+compact+reminder)")
+                   help=f"comma-separated; each is {' or '.join(TRAP_BASES)} (structured: the library's defaults; "
+                        "original: the first structured layout, pinned), then any of "
+                        f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+reminder, original+compact)")
     t.add_argument("--limit", type=int, help="only the first N questions")
     t.add_argument("--guard-on", default=",".join(GUARD_KINDS),
                    help="findings a +guard condition regenerates on, comma-separated (default "
                         f"{','.join(GUARD_KINDS)}; e.g. stale_only,unknown_handle,uncited,unsupported_value)")
-    t.add_argument("--guard-attribute", choices=("auto", "on", "off"), default="auto",
-                   help="attribute uncited sentences for the guard's check (auto: when --guard-on has uncited "
-                        "or unsupported_value)")
-    t.add_argument("--guard-repair", choices=GUARD_REPAIRS, default="ask",
-                   help="how a +guard condition asks again: ask (the repair prompt as a second turn, the default) "
-                        "or withhold (the question afresh, without the sources a stale_only sentence rested on; "
-                        "ask when there are none)")
+    t.add_argument("--guard-attribute", choices=("auto", "on", "off"), default="on",
+                   help="attribute uncited sentences for the guard's check, so stale_only also fires on answers "
+                        "that cite nothing (default on; auto: only when --guard-on has uncited or "
+                        "unsupported_value)")
+    t.add_argument("--guard-repair", choices=GUARD_REPAIRS, default="withhold",
+                   help="how a +guard condition asks again: withhold (the default: the question afresh, without "
+                        "the sources a stale_only sentence rested on; ask when there are none) or ask (the repair "
+                        "prompt as a second turn)")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
     t.set_defaults(eval_func=cmd_traps)
     s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",

@@ -23,15 +23,19 @@ from .datasets import SweepItem, TrapQuestion, sweep_correct
 from .judge import Judgement, LLMJudge, judge
 
 EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducible prompts, cacheable answers
-#: A condition is a base, optionally followed by `+variant` parts: `structured+compact+reminder+guard`. The
-#: harness only selects assembly options (each variant is a named option of the pass it belongs to, see
-#: `Options`); `guard` is the one part that changes what the harness does (one regeneration, see below).
-#: Each base pins every option whose library default has changed or may change (order, format, abstain), so the
-#: prompts a condition sends, and the cached answers keyed on them, do not move with the defaults.
+#: A condition is a base, optionally followed by `+variant` parts: `structured+reminder+guard`. The harness
+#: only selects assembly options (each variant is a named option of the pass it belongs to, see `Options`);
+#: `guard` is the one part that changes what the harness does (one retry, see below).
+#: - `structured` is what `assemble` does by default, whatever the defaults are when you run it: the product.
+#: - `original` pins the first structured layout (`text` blocks, `edges` order, the `if-unanswered` line), so its
+#:   prompts, and the cached answers keyed on them, never move; the published variant tables compare against it
+#:   (they were run when it was still called `structured`).
+#: - `flat` is the failing baseline: record texts joined, no handles, no metadata.
 TRAP_BASES: dict[str, dict[str, Any]] = {
     "flat": {"format": "flat", "order": "edges"},
-    "structured": {"format": "text", "profile": "policy", "conflict_notice": True, "order": "edges",
-                   "abstain": "if-unanswered"},
+    "structured": {},
+    "original": {"format": "text", "profile": "policy", "conflict_notice": True, "order": "edges",
+                 "abstain": "if-unanswered"},
 }
 TRAP_VARIANTS: dict[str, dict[str, Any]] = {
     "guard": {},
@@ -47,8 +51,9 @@ TRAP_VARIANTS: dict[str, dict[str, Any]] = {
 }
 #: The named conditions (any other `+` combination of a base and variants is accepted too).
 TRAP_CONDITIONS: dict[str, dict[str, Any]] = {
-    "flat": TRAP_BASES["flat"], "structured": TRAP_BASES["structured"],
-    **{f"structured+{v}": {**TRAP_BASES["structured"], **o} for v, o in TRAP_VARIANTS.items()},
+    "flat": TRAP_BASES["flat"],
+    **{b: TRAP_BASES[b] for b in ("structured", "original")},
+    **{f"{b}+{v}": {**TRAP_BASES[b], **o} for b in ("structured", "original") for v, o in TRAP_VARIANTS.items()},
 }
 #: The findings the guard regenerates on by default. `uncited` and `unsupported_value` are the ones small models
 #: earn (they rarely write a handle); select them with `TrapRun.guard_kinds` / `eval traps --guard-on`.

@@ -280,7 +280,8 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
         for c, a in agree.items():
             kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
             lines.append(f"| {c} | {fmt_rate(rate(a['agree'], a['n']))} | {kappa} | {a['unparsed']} |")
-    lines += _paired_lines(rows)
+    # against the pinned original layout when it ran (the variant tables), else against the default
+    lines += _paired_lines(rows, "original" if any(r["condition"] == "original" for r in rows) else "structured")
     by_q: dict[str, dict[str, str]] = defaultdict(dict)
     for r in rows:
         by_q[r["question"]][r["condition"]] = r.get("verdict") or r.get("status", "?")
