@@ -64,7 +64,7 @@ def note_text(conflict: Conflict, relied_on: Sequence[str] = ()) -> str:
     cur = " and ".join(f"[{h}]" for h in conflict.current)
     one = len(conflict.current) == 1
     holds = f"{'is' if one else 'are'} current and authoritative and {'holds' if one else 'hold'} where they differ"
-    weak = [(h, r) for h, r in conflict.others]
+    weak = list(conflict.others)
     if relied_on and not any(h in conflict.current for h in relied_on):
         weak = [(h, r) for h, r in weak if h in relied_on]
         return f"Conflicting sources: this answer rests on {_described(weak)}; {cur} {holds}."
@@ -77,7 +77,8 @@ def _described(weak: Sequence[tuple[str, tuple[str, ...]]]) -> str:
 
 
 def with_notes(answer: str, notes: Sequence[ConflictNote]) -> str:
-    """The answer as delivered: the model's text unchanged, then one line per note."""
+    """The answer as delivered: the model's text (trailing whitespace aside) unchanged, then one line per
+    note."""
     if not notes:
         return answer
     return answer.rstrip() + "\n\n" + "\n".join(f"Note: {n.text}" for n in notes)
