@@ -15,7 +15,7 @@ from typing import Any
 from ..assemble import Assembly, assemble
 from ..budget import Budget
 from ..citations.model import SEVERITIES
-from ..citations.policies import repair_line, repair_prompt
+from ..citations.policies import repair_line, repair_prompt, withhold
 from ..records import Record
 from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
@@ -202,13 +202,17 @@ class TrapRun:
             return self.guard_attribute
         return any(k in ATTRIBUTION_KINDS for k in self.guard_on)
 
-    def guard_check(self, answer: str, a: Assembly) -> dict[str, Any]:
-        """The guard's verdict on an answer, summarised. The default guard calls the validator exactly as
-        before (so its repair prompts, and the cached second answers, do not change)."""
+    def guard_verdict(self, answer: str, a: Assembly) -> Any:
+        """The guard's verdict on an answer. The default guard calls the validator exactly as before (so its
+        repair prompts, and the cached second answers, do not change)."""
         assert self.validator is not None
         if self.guard_attributes:
-            return _summary(self.validator(answer, a, attribute=True))  # type: ignore[call-arg]
-        return _summary(self.validator(answer, a))
+            return self.validator(answer, a, attribute=True)  # type: ignore[call-arg]
+        return self.validator(answer, a)
+
+    def guard_check(self, answer: str, a: Assembly) -> dict[str, Any]:
+        """The guard's verdict on an answer, summarised."""
+        return _summary(self.guard_verdict(answer, a))
 
     def assembly(self, trap: TrapQuestion, condition: str, withheld: Sequence[str] = ()) -> Assembly:
         by_id = {r.id: r for r in self.corpus}
@@ -236,7 +240,8 @@ class TrapRun:
             if self.validator is None:
                 raise BackendError("structured+guard needs evidencepack.citations.validate_citations")
             kinds = guard_kinds(self.guard_on)
-            first = self.guard_check(out.text, a)
+            first_verdict = self.guard_verdict(out.text, a)
+            first = _summary(first_verdict)
             texts = first.pop("_texts")
             bad = [{**f, "text": t} for f, t in zip(first["findings"], texts) if f["kind"] in kinds]
             fired = sorted({f["kind"] for f in bad})
@@ -244,7 +249,7 @@ class TrapRun:
                             "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
                             "fixed": None}
             if bad:
-                withheld = self._withheld(out.text, a) if self.guard_repair == "withhold" else ()
+                withheld = withhold(first_verdict, a) if self.guard_repair == "withhold" else ()
                 if withheld:
                     row["guard"]["withheld"] = list(withheld)
                     a = self.assembly(trap, condition, withheld)
@@ -281,13 +286,6 @@ class TrapRun:
                 row["llm_verdict"] = None
                 row["llm_judge_error"] = str(err)
         return row
-
-    def _withheld(self, answer: str, a: Assembly) -> tuple[str, ...]:
-        from ..citations import withhold
-
-        assert self.validator is not None
-        kwargs = {"attribute": True} if self.guard_attributes else {}
-        return withhold(self.validator(answer, a, **kwargs), a)
 
     @staticmethod
     def _completion(c: Completion) -> dict[str, Any]:
