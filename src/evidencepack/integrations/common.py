@@ -6,10 +6,10 @@ and must not let such a chunk vanish either: `assemble_lenient` reports each one
 (`invalid_record`, `empty_text`, `duplicate` with `duplicate_of`) and notes every field value it left out.
 
 The loop is provider-neutral: give it a function from chat messages (OpenAI-style dicts) to the answer text,
-or to an iterable of text chunks when streaming. It regenerates only on the findings you choose: by default
-with a repair turn; with `Policy(repair="withhold")` and a `reassemble` function, an answer resting only on
-weak sources is answered afresh on an assembly without them (small models repeat themselves when asked to
-repair, and answer a question without the misleading sources).
+or to an iterable of text chunks when streaming. It regenerates only on the findings you choose. Given a
+`reassemble` function, an answer resting only on weak sources is answered afresh on an assembly without them
+(`repair="withhold"`: small models repeat themselves when asked to repair, and answer a question without the
+misleading sources); every other finding, and every answer when there is no `reassemble`, gets a repair turn.
 """
 
 from __future__ import annotations
@@ -139,7 +139,11 @@ class Policy:
     stale_only: Severity = "error"
     unsupported_value: Severity = "warn"
     attribute: bool = False  # attribute uncited sentences (claims.attribute) before checking stale_only/values
-    repair: Repair = "ask"  # "withhold": ask afresh without the weak sources (needs `reassemble`), see REPAIRS
+    # "withhold": ask afresh without the weak sources (needs `reassemble`), see REPAIRS. The default is "ask"
+    # because a Policy cannot know whether a `reassemble` will be given; the components that reassemble by
+    # themselves (LangChain, LlamaIndex), and `answer*` / `ask*` given `reassemble` but no policy or repair,
+    # choose "withhold" (`default_repair`).
+    repair: Repair = "ask"
 
     def __post_init__(self) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 0:
@@ -199,9 +203,17 @@ class _Turn:
         return cls(assembly, SourceIndex.of(assembly), chat_messages(assembly), withheld)
 
 
+def default_repair(reassemble: Reassemble | None) -> Repair:
+    """"withhold" when there is a way to reassemble, else "ask": the measured better repair wherever it is
+    possible, and never a default that fails (see docs/evaluation.md, "Asking afresh without the misleading
+    sources")."""
+    return "ask" if reassemble is None else "withhold"
+
+
 def _checked(policy: Policy | None, reassemble: Reassemble | None) -> Policy:
-    """The policy, once it is known the loop can follow it (before any model call)."""
-    policy = policy or Policy()
+    """The policy, once it is known the loop can follow it (before any model call). Without a policy, the
+    default one with `default_repair(reassemble)`."""
+    policy = policy or Policy(repair=default_repair(reassemble))
     if reassemble is not None and not callable(reassemble):
         raise OptionError(f"reassemble must be a function from withheld record ids to an Assembly, "
                           f"got {type(reassemble).__name__}")
@@ -230,7 +242,7 @@ def answer(assembly: Assembly, complete: Callable[[list[ChatMessage]], str], *,
            policy: Policy | None = None, reassemble: Reassemble | None = None) -> Answered:
     """Ask, validate, and regenerate while the verdict has a chosen finding and attempts remain. With
     `Policy(repair="withhold")`, `reassemble(withheld_ids)` gives the assembly a stale-only answer is asked
-    again on (see `REPAIRS`)."""
+    again on (see `REPAIRS`); without a `policy`, that is the default when `reassemble` is given."""
     policy = _checked(policy, reassemble)
     turn = _Turn.first(assembly)
     text = complete(turn.messages)
