@@ -171,6 +171,7 @@ def test_cited_chain_withholds_the_stale_document_and_asks_afresh_by_default():
     assert result.withheld == ("hb-2024",) and result.answer == GOOD and result.verdict.valid
     assert second[1].content == result.assembly.user  # same question and options, one document fewer
     assert [m.id for m in result.assembly.manifest] == ["hb-2025", "slack-2023"]
+    assert result.with_notes().endswith("Note: " + result.withheld_note()) and "Handbook 2024" in result.withheld_note()
     # the stream, and the repair turn when chosen, on the same script
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
     data = {"documents": documents(), "question": QUESTION}

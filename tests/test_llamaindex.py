@@ -143,6 +143,7 @@ def test_withhold_asks_afresh_without_the_stale_node_by_default():
     meta = response.metadata
     assert response.response == GOOD and meta["valid"] and meta["attempts"] == 1
     assert meta["withheld"] == ["hb-2024"] and meta["handles"] == {"S1": "hb-2025", "S2": "slack-2023"}
+    assert meta["withheld_note"] == meta["answered"].withheld_note() and "Handbook 2024" in meta["withheld_note"]
     assert [n.node.node_id for n in response.source_nodes] == ["hb-2025", "slack-2023"]
     assert meta["report"] == meta["answered"].assembly.report.to_dict()  # the assembly the answer was checked on
     done = list(engine([UNCITED_STALE, GOOD], attribute=True).stream_query(QUESTION))[-1]

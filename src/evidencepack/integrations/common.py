@@ -32,6 +32,7 @@ from ..citations import (
     severity_map,
     validate_citations,
     with_notes,
+    withheld_note,
     withhold,
 )
 from ..errors import OptionError
@@ -83,6 +84,7 @@ class Answered:
     attempts: int  # regenerations after the first answer
     assembly: Assembly  # the one the final answer was checked against (a smaller one after a withholding retry)
     withheld: tuple[str, ...] = ()  # record ids left out of a retry's assembly (`Policy(repair="withhold")`)
+    earlier: tuple[Assembly, ...] = ()  # the assemblies answered before `assembly`, first first (after withholding)
 
     def resolved(self, style: Literal["links", "footnotes"] = "links") -> str:
         """The answer with its handles turned into links or footnotes from the manifest (and, when the verdict
@@ -95,14 +97,20 @@ class Answered:
         attributes (`Policy(attribute=True)`)."""
         return conflict_notes(self.answer, self.assembly, verdict=self.verdict)
 
+    def withheld_note(self) -> str:
+        """One sentence naming the sources left out of a withholding retry and why (`citations.withheld_note`,
+        metadata only), "" when none was: the reader should know the answer was given without them."""
+        return withheld_note(self.withheld, (*self.earlier, self.assembly))
+
     def with_notes(self) -> str:
-        """The answer unchanged, then one `Note:` line per conflict note."""
-        return with_notes(self.answer, self.notes())
+        """The answer unchanged, then one `Note:` line per conflict note and one for the withheld sources."""
+        return with_notes(self.answer, (*self.notes(), self.withheld_note()))
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
                 "sources": [s.to_dict() for s in self.sources],
-                "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld)}
+                "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld),
+                "withheld_note": self.withheld_note()}
 
 
 @dataclass(frozen=True)
@@ -183,10 +191,10 @@ def repair(messages: list[ChatMessage], answer: str, verdict: Verdict, prefix: s
 
 
 def finish(assembly: Assembly, answer: str, verdict: Verdict, attempts: int, index: SourceIndex,
-           withheld: tuple[str, ...] = ()) -> Answered:
+           withheld: tuple[str, ...] = (), earlier: tuple[Assembly, ...] = ()) -> Answered:
     sources = tuple(entry for rid in verdict.cited_ids
                     if (entry := assembly.handle(index.handle_of[rid])) is not None)
-    return Answered(answer, verdict, sources, attempts, assembly, withheld)
+    return Answered(answer, verdict, sources, attempts, assembly, withheld, earlier)
 
 
 @dataclass(frozen=True)
@@ -197,10 +205,14 @@ class _Turn:
     index: SourceIndex
     messages: list[ChatMessage]
     withheld: tuple[str, ...] = ()
+    earlier: tuple[Assembly, ...] = ()  # the assemblies of the turns before a withholding retry
 
     @classmethod
-    def first(cls, assembly: Assembly, withheld: tuple[str, ...] = ()) -> _Turn:
-        return cls(assembly, SourceIndex.of(assembly), chat_messages(assembly), withheld)
+    def first(cls, assembly: Assembly, withheld: tuple[str, ...] = (), earlier: tuple[Assembly, ...] = ()) -> _Turn:
+        return cls(assembly, SourceIndex.of(assembly), chat_messages(assembly), withheld, earlier)
+
+    def done(self, text: str, verdict: Verdict, used: int) -> Answered:
+        return finish(self.assembly, text, verdict, used, self.index, self.withheld, self.earlier)
 
 
 def default_repair(reassemble: Reassemble | None) -> Repair:
@@ -234,7 +246,7 @@ def _next(turn: _Turn, text: str, verdict: Verdict, policy: Policy, reassemble: 
             fresh = reassemble(withheld)
             if not isinstance(fresh, Assembly):
                 raise OptionError(f"reassemble must return an Assembly, got {type(fresh).__name__}")
-            return _Turn.first(fresh, withheld)
+            return _Turn.first(fresh, withheld, (*turn.earlier, turn.assembly))
     return replace(turn, messages=repair(turn.messages, text, verdict, turn.assembly.handle_prefix))
 
 
@@ -252,7 +264,7 @@ def answer(assembly: Assembly, complete: Callable[[list[ChatMessage]], str], *,
         text = complete(turn.messages)
         used += 1
         verdict = policy.validate(text, turn.index)
-    return finish(turn.assembly, text, verdict, used, turn.index, turn.withheld)
+    return turn.done(text, verdict, used)
 
 
 async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]], Awaitable[str]], *,
@@ -267,7 +279,7 @@ async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]
         text = await complete(turn.messages)
         used += 1
         verdict = policy.validate(text, turn.index)
-    return finish(turn.assembly, text, verdict, used, turn.index, turn.withheld)
+    return turn.done(text, verdict, used)
 
 
 class _Attempt:
@@ -289,7 +301,7 @@ class _Attempt:
     def end(self) -> Done | _Turn:
         text, verdict, turn = "".join(self.parts), self.validator.close(), self.turn
         if not self.policy.retry(verdict) or self.used >= self.policy.attempts:
-            return Done(finish(turn.assembly, text, verdict, self.used, turn.index, turn.withheld))
+            return Done(turn.done(text, verdict, self.used))
         return _next(turn, text, verdict, self.policy, self.reassemble)
 
 

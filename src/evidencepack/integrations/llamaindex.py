@@ -6,7 +6,8 @@
 
 `source_nodes` are the retrieved nodes that made it into the prompt, in handle order (S1 first);
 `metadata` holds the verdict, the handles, the cited (and, with `attribute=True`, attributed) record ids,
-the ids withheld from a retry (`repair="withhold"`, the default) and the report of the assembly the answer was checked
+the ids withheld from a retry (`repair="withhold"`, the default) with a sentence for the reader naming
+them (`withheld_note`), and the report of the assembly the answer was checked
 against (every node included or dropped with a reason). `stream_query` yields `Delta` / `Flagged` / `Done` events.
 Needs `pip install 'evidencepack[llamaindex]'`.
 """
@@ -157,6 +158,7 @@ def _response(result: Answered, nodes: Sequence[NodeWithScore]) -> Response:
             "valid": result.verdict.valid,
             "attempts": result.attempts,
             "withheld": list(result.withheld),
+            "withheld_note": result.withheld_note(),
             "handles": {m.handle: m.id for m in manifest},
             "cited_ids": list(result.verdict.cited_ids),
             "attributed_ids": list(result.verdict.attributed_ids),
