@@ -14,7 +14,7 @@ misleading sources); every other finding, and every answer when there is no `rea
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypedDict
 
@@ -36,6 +36,7 @@ from ..citations import (
     withhold,
 )
 from ..errors import OptionError
+from ..options import Options
 from ..records import Record
 
 OnInvalid = Literal["raise", "drop"]
@@ -236,17 +237,28 @@ def _checked(policy: Policy | None, reassemble: Reassemble | None) -> Policy:
     return policy
 
 
+def withheld_retry(index: SourceIndex, withheld: tuple[str, ...], verdict: Verdict, policy: Policy,
+                   reassemble: Reassemble | None) -> tuple[Assembly, tuple[str, ...]] | None:
+    """With `repair="withhold"` and weak sources to withhold from a rejected answer (checked against `index`),
+    the assembly to ask afresh on and every id withheld so far; None when the repair turn is due instead."""
+    if policy.repair != "withhold" or reassemble is None:
+        return None
+    ids = withhold(verdict, index)
+    if not ids:
+        return None
+    every = tuple(dict.fromkeys(withheld + ids))
+    fresh = reassemble(every)
+    if not isinstance(fresh, Assembly):
+        raise OptionError(f"reassemble must return an Assembly, got {type(fresh).__name__}")
+    return fresh, every
+
+
 def _next(turn: _Turn, text: str, verdict: Verdict, policy: Policy, reassemble: Reassemble | None) -> _Turn:
     """The request after a rejected answer: with `repair="withhold"` and weak sources to withhold, the question
     afresh on an assembly without them (a new conversation); otherwise the repair turn."""
-    if policy.repair == "withhold" and reassemble is not None:
-        ids = withhold(verdict, turn.index)
-        if ids:
-            withheld = tuple(dict.fromkeys(turn.withheld + ids))
-            fresh = reassemble(withheld)
-            if not isinstance(fresh, Assembly):
-                raise OptionError(f"reassemble must return an Assembly, got {type(fresh).__name__}")
-            return _Turn.first(fresh, withheld, (*turn.earlier, turn.assembly))
+    retry = withheld_retry(turn.index, turn.withheld, verdict, policy, reassemble)
+    if retry is not None:
+        return _Turn.first(retry[0], retry[1], (*turn.earlier, turn.assembly))
     return replace(turn, messages=repair(turn.messages, text, verdict, turn.assembly.handle_prefix))
 
 
@@ -358,6 +370,18 @@ def without(records: Iterable[Any], withheld: Iterable[str]) -> list[Any]:
         return not (isinstance(rid, str) and rid in out)  # a record without a usable id is reported, not withheld
 
     return [r for r in records if kept(r)]
+
+
+def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, Any], **options: Any) -> Reassemble:
+    """`reassemble` for an assembly known only by its JSON (a Haystack component gets no more): the same
+    records without the withheld ones, the same question, and the options its report recorded
+    (`report.settings`, read back by `Options.kwargs_from_settings`), plus `options` it cannot record (a
+    boundary key, a tokenizer object)."""
+    if not isinstance(settings, Mapping):
+        raise OptionError("the assembly's report has no settings to reassemble from")
+    kwargs = {**Options.kwargs_from_settings(settings), **options}
+    kept = list(records)
+    return lambda withheld: assemble_lenient(without(kept, withheld), question, **kwargs)
 
 
 def result_of(events: Iterable[Event]) -> Answered:
