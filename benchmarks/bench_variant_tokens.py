@@ -28,6 +28,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "edges-authority order": {"order": "edges-authority"}, "compact format": {"format": "compact"},
     "compact+reminder+scaffold": {"format": "compact", "reminder": True, "scaffold": True},
     "last-resort abstain": {"abstain": "last-resort"},
+    "conflict form (replaces the notice)": {"conflict_form": True},
 }
 
 
@@ -70,6 +71,8 @@ def main() -> None:
     now = {k: Options.__dataclass_fields__[k].default for k in ORIGINAL}
     m = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(**now))
     print(f"| library defaults ({', '.join(f'{k}={v}' for k, v in now.items())}) | {m:.0f} | {m - default:+.0f} |")
+    f = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(**now, conflict_form=True))
+    print(f"| library defaults + conflict form | {f:.0f} | {f - default:+.0f} ({f - m:+.0f} vs the defaults) |")
 
 
 if __name__ == "__main__":

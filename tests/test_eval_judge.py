@@ -179,6 +179,12 @@ def test_outdated_cues_must_qualify_the_claim(answer: str, verdict: str) -> None
     ("Answer: Report it to the security desk within 1 hour [S1].\nConflicts: S1 and S2 disagree; S1 is current.",
      True),
     ("S2 conflicts with S1: report it to the security desk within 1 hour [S1].", True),
+    # `conflict_form`'s label, copied with its topic, names nothing; filled in, the content is judged as text
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: none", False),
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: [S2] (informal) says "
+     "<what it says>, but [S1] (authoritative, current) holds.", False),
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: S2 contradicts S1.",
+     True),
 ])
 def test_a_scaffold_label_or_a_negated_conflict_word_names_no_conflict(answer: str, named: bool) -> None:
     assert judge(answer, BADGE).conflict_named is named
@@ -201,6 +207,8 @@ def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -
     ("remote-days", "Answer: 2 days\nConflicts: [S1]", "current"),
     ("parental-leave", "Answer: 8 weeks\nConflicts: [S1]", "stale"),
     ("shift-swap", "Answer: No, not without the shift supervisor's approval [S1].\nConflicts: none", "current"),
+    ("shift-swap", "Answer: No, not without the shift supervisor's approval [S1].\nConflict on shift-swap: none",
+     "current"),
 ])
 def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAPS[qid])
@@ -211,3 +219,20 @@ def test_a_per_diem_without_the_dollar_sign_is_still_the_amount() -> None:
     # a real 0.5B answer (structured+compact+reminder+scaffold), first judged `none`
     assert judge("Answer: 68 per full travel day\nConflicts: [S1]", TRAPS["per-diem"]).verdict == "current"
     assert judge("55 per full travel day", TRAPS["per-diem"]).verdict == "stale"
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    # the form filled in as asked: the stale rule in the weak handle's slot, marked by its metadata
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: [S2] (informal, EXPIRED "
+     "since 2025-01-01) says email your manager within 24 hours, but [S1] (authoritative, current) holds.",
+     "surfaced"),
+    # the rules swapped between the lines: the stale rule is the answer, nothing marks it
+    ("Answer: Email your manager within 24 hours [S2].\nConflict on badge-loss: [S2] (informal) says report it to "
+     "the security desk within 1 hour, but [S1] (authoritative, current) holds.", "confused"),
+    # the slot left unfilled: the answer alone counts
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: [S2] (informal) says "
+     "<what it says>, but [S1] (authoritative, current) holds.", "current"),
+])
+def test_conflict_form_answers(answer: str, verdict: str) -> None:
+    j = judge(answer, BADGE)
+    assert j.verdict == verdict, j.to_dict()

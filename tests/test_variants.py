@@ -207,3 +207,82 @@ def test_cli_exposes_every_variant(tmp_path, capsys) -> None:
     assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", *flags]) == 0
     settings = json.loads(capsys.readouterr().out)["report"]["settings"]
     assert {k: settings[k] for k in VARIANTS} == VARIANTS
+
+
+def test_conflict_form_replaces_the_notice_with_an_answer_form_after_the_question() -> None:
+    a, plain = demo(conflict_form=True), demo()
+    assert "Notice:" in plain.user and "Notice:" not in a.user
+    assert a.user.startswith(plain.user.split("Notice:", 1)[0])
+    tail = a.user.split(f"Question: {QUESTION}", 1)[1]
+    lines = tail.strip("\n").splitlines()
+    assert lines[0] == "Reply in this form:" and lines[1].startswith("Answer: <")
+    conflicts = a.report.conflicts
+    assert conflicts and len(lines) == 2 + len(conflicts)
+    for c, line in zip(conflicts, lines[2:]):
+        assert line.startswith("Conflict") and line.endswith("holds.") == (len(c.current) == 1)
+        for handle, reasons in c.others:  # every weak handle with its reasons, from metadata
+            assert f"[{handle}] ({', '.join(reasons)})" in line
+        assert all(f"[{h}] (authoritative, current)" in line or f"[{h}]" in line for h in c.current)
+    assert f"such as [{conflicts[0].current[0]}]" in lines[1]
+    # The form is counted as the notice is: in the retrieval budget, exactly.
+    assert a.report.tokens["notice"] == TOK.count(a.user[a.user.index("\n\nReply in this form:"):])
+    assert a.report.budget["prompt_tokens"] == TOK.count(a.system) + TOK.count(a.user)
+
+
+def test_conflict_form_adds_nothing_without_a_conflict_group() -> None:
+    records = [Record(id=f"r{i}", text=f"record number {i} about topic {i}") for i in range(3)]
+    with_form = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, conflict_form=True)
+    assert with_form.user == assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY).user
+    assert with_form.report.settings["conflict_form"] is True and "Reply in this form" not in with_form.user
+
+
+def test_conflict_form_reruns_from_its_settings() -> None:
+    a = demo(conflict_form=True, reminder=True)
+    again = assemble(RECORDS, QUESTION, boundary_key=DEMO_KEY, **Options.kwargs_from_settings(a.report.settings))
+    assert again.prompt == a.prompt and a.report.settings["conflict_form"] is True
+    # The reminder stays right after the question; the form is the last thing the model reads.
+    tail = a.user.split(f"Question: {QUESTION}", 1)[1]
+    assert tail.index("Reminder:") < tail.index("Reply in this form:")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"conflict_form": "on"}, "conflict_form must be True or False"),
+    ({"conflict_form": True, "scaffold": True}, "two answer forms"),
+    ({"conflict_form": True, "notice_style": "directive"}, "replaces the conflict notice"),
+    ({"conflict_form": True, "notice_placement": "question"}, "replaces the conflict notice"),
+    ({"conflict_form": True, "conflict_notice": False}, "replaces the conflict notice"),
+    ({"conflict_form": True, "format": "flat"}, "conflict_form need(s) a format with source blocks"),
+])
+def test_conflict_form_option_errors(options: dict, message: str) -> None:
+    with pytest.raises(OptionError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        demo(**options)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.fixed_dictionaries({}, optional={k: st.sampled_from([ORIGINAL[k], VARIANTS[k]])
+                                            for k in ("reminder", "example", "order", "format", "abstain")}),
+       st.integers(min_value=300, max_value=3000))
+def test_conflict_form_counts_exactly_in_any_window(options: dict, window: int) -> None:
+    budget = Budget(context_window=window, output_reserve=100, safety_margin=0)
+    try:
+        a = demo(budget=budget, conflict_form=True, **options)
+    except Exception as err:  # a window too small for the frame is a BudgetError, nothing else
+        assert type(err).__name__ == "BudgetError", err
+        return
+    assert a.report.budget["prompt_tokens"] == TOK.count(a.system) + TOK.count(a.user) <= window - 100
+    assert [b.handle for b in read_blocks(a.user, a.boundary, a.format)] == [m.handle for m in a.manifest]
+    assert ("Reply in this form:" in a.user) == bool(a.report.conflicts)
+
+
+def test_cli_conflict_form(tmp_path, capsys) -> None:
+    import json
+
+    from evidencepack.cli import main
+
+    assert main(["demo", "--records"]) == 0
+    path = tmp_path / "r.jsonl"
+    path.write_text(capsys.readouterr().out)
+    assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", "--conflict-form"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["report"]["settings"]["conflict_form"] is True
+    assert "Reply in this form:" in out["messages"][1]["content"]

@@ -74,6 +74,10 @@ def _add_assembly_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reminder", action="store_true", help="restate the instructions after the question")
     p.add_argument("--scaffold", action="store_true",
                    help="ask for an answer form: the answer with handles, then a line naming conflicts")
+    p.add_argument("--conflict-form", action="store_true",
+                   help="put the conflict groups in an answer form after the question (instead of the notice "
+                        "above the sources): the answer with handles, then a line per group to fill in with what "
+                        "the weak sources say")
     p.add_argument("--example", action="store_true",
                    help="add a worked example of a cited, conflict-naming answer to the system prompt")
     p.add_argument("--marking", choices=MARKINGS, default="none", help="spotlighting datamarking of record text")
@@ -115,6 +119,7 @@ def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
         notice_placement=args.notice_placement, notice_style=args.notice_style, abstain=args.abstain,
         reminder=args.reminder, scaffold=args.scaffold, example=args.example,
+        conflict_form=args.conflict_form,
     )
 
 

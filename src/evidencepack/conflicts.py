@@ -102,6 +102,25 @@ def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str
     return "\n".join(lines)
 
 
+def form_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str]) -> str:
+    """The conflict groups as an answer form for after the question (`conflict_form`): the answer line, then
+    one line per group that names the weak handles with their reasons and the current one, and leaves what the
+    weak sources say for the model to fill in. Metadata only: it says which record holds, never the answer."""
+    if not conflicts:
+        return ""
+    lines = ["Reply in this form:",
+             f"Answer: <the answer, with the handle of its source, such as [{conflicts[0].current[0]}], after "
+             "each claim>"]
+    for c in conflicts:
+        weak = " and ".join(f"[{h}] ({', '.join(r)})" for h, r in c.others)
+        says = "says <what it says>" if len(c.others) == 1 else "say <what they say>"
+        cur = " and ".join(f"[{h}]" for h in c.current)
+        holds = "holds" if len(c.current) == 1 else "hold"
+        about = f" on {topic_label[c.topic]}" if c.topic in topic_label else ""
+        lines.append(f"Conflict{about}: {weak} {says}, but {cur} (authoritative, current) {holds}.")
+    return "\n\n" + "\n".join(lines)
+
+
 def _directive(c: Conflict, topic_label: dict[str | None, str]) -> str:
     cur = " and ".join(c.current)
     weak = ", ".join(f"{h} ({', '.join(r)})" for h, r in c.others)

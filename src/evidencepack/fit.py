@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from string import Template
 
 from .candidates import Candidate, Dropped
-from .conflicts import Conflict, find_conflicts, notice_text
+from .conflicts import Conflict, find_conflicts, form_text, notice_text
 from .errors import BudgetError
 from .options import Options
 from .order import order as seat
@@ -170,16 +170,15 @@ def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) 
         handles = [f"{opts.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
         conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=opts.conflict_embedding_threshold
                                    ) if layout.has_blocks else ()
-        notice = _notice(conflicts, opts.notice_style) if opts.conflict_notice else ""
+        notice = _notice(conflicts, opts) if opts.conflict_notice else ""
         prepared = [_guarded(blocks, c, boundary, opts) for c in seated]
         real = [layout.render(h, p.fields, p.body, boundary) for h, p in zip(handles, prepared)]
-        user = "".join(frame.pieces(_with_notice(notice, real, opts.notice_placement), layout.separator))
+        user = "".join(_user_pieces(frame, notice, real, opts))
         # Exact from cached costing pieces when digits-for-digits cannot change the count; else count the
         # real prompt whole.
         invariant = digits_only and all(p is blocks.prepared(c) for p, c in zip(prepared, seated))
         costed = [blocks.costing_form(c) for c in seated] if invariant else [b + layout.separator for b in real]
-        pieces = frame.pieces(_with_notice(notice, [c[: -len(layout.separator)] for c in costed],
-                                           opts.notice_placement), layout.separator)
+        pieces = _user_pieces(frame, notice, [c[: -len(layout.separator)] for c in costed], opts)
         if opts.model is not None and not opts.model.additive_framing:  # a template: the whole request, rendered
             used = (opts.model.request_tokens(_chat(system, user)) - system_tokens - frame.question_tokens
                     - frame.framing)
@@ -209,14 +208,21 @@ def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> P
                    frame_labels=opts.frame_labels)
 
 
-def _notice(conflicts: tuple[Conflict, ...], style: str = "facts") -> str:
+def _notice(conflicts: tuple[Conflict, ...], opts: Options) -> str:
     # The notice sits outside every block, so a topic appears there only if it is a plain slug.
     labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
-    return notice_text(conflicts, labels, style=style)
+    return form_text(conflicts, labels) if opts.conflict_form else notice_text(conflicts, labels,
+                                                                               style=opts.notice_style)
 
 
-def _with_notice(notice: str, blocks: list[str], placement: str) -> list[str]:
-    """The notice above the first block, or after the last one (next to the question)."""
+def _user_pieces(frame: Frame, notice: str, blocks: list[str], opts: Options) -> list[str]:
+    """The user message in pieces: the notice above the first block, after the last one (next to the
+    question), or, as an answer form (`conflict_form`), after the question, the last thing the model reads."""
+    separator = opts.layout.separator
     if not notice:
-        return blocks
-    return [*blocks, notice] if placement == "question" else [notice, *blocks]
+        return frame.pieces(blocks, separator)
+    if opts.conflict_form:
+        pieces = frame.pieces(blocks, separator)
+        return [*pieces[:-1], pieces[-1] + notice]
+    placed = [*blocks, notice] if opts.notice_placement == "question" else [notice, *blocks]
+    return frame.pieces(placed, separator)

@@ -33,7 +33,7 @@ NOTICE_PLACEMENTS = ("sources", "question")
 #: How the notice is worded: metadata facts only, or facts plus what to do with them.
 NOTICE_STYLES = ("facts", "directive")
 #: Prompt variants for models that do not follow the system prompt alone (see `render.guidance`).
-GUIDANCE = ("reminder", "scaffold", "example")
+GUIDANCE = ("reminder", "scaffold", "example", "conflict_form")
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class Options:
     reminder: bool = False
     scaffold: bool = False
     example: bool = False
+    conflict_form: bool = False
     neutralise_question: bool = True
     count_cache: CountCache = field(default=DEFAULT_CACHE, repr=False, compare=False)
     #: The target model (`evidencepack.models`): its tokenizer is `tokenizer`, and its chat framing is
@@ -126,6 +127,13 @@ class Options:
         on = [name for name in GUIDANCE if getattr(self, name)]
         if on and not self.layout.has_blocks:
             raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
+        if self.conflict_form:
+            if self.scaffold:
+                raise OptionError("scaffold and conflict_form are two answer forms: choose one")
+            if not self.conflict_notice or (self.notice_placement, self.notice_style) != ("sources", "facts"):
+                raise OptionError("conflict_form replaces the conflict notice with an answer form after the "
+                                  "question: it needs conflict_notice=True and the default notice_placement "
+                                  "and notice_style")
         _number("dedup_threshold", self.dedup_threshold, low=0.0, low_open=True)
         _number("embedding_cutoff", self.embedding_cutoff, low=-1.0, high=1.0, optional=True)
         _number("conflict_embedding_threshold", self.conflict_embedding_threshold, low=-1.0, high=1.0, optional=True)
@@ -175,6 +183,7 @@ class Options:
             "boundary_key_given": self.boundary_key is not None,
             "notice_placement": self.notice_placement, "notice_style": self.notice_style,
             "reminder": self.reminder, "scaffold": self.scaffold, "example": self.example,
+            "conflict_form": self.conflict_form,
         }
 
     @staticmethod

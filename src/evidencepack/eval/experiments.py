@@ -42,6 +42,7 @@ TRAP_VARIANTS: dict[str, dict[str, Any]] = {
     "exclude": {"exclude_expired": True, "exclude_superseded": True},
     "reminder": {"reminder": True},  # the instructions restated after the question
     "scaffold": {"scaffold": True},  # an answer form: answer with handles, then a conflicts line
+    "conflict-form": {"conflict_form": True},  # the conflict groups as an answer form after the question
     "example": {"example": True},  # one worked, cited, conflict-naming answer on made-up content
     "notice-question": {"notice_placement": "question"},  # the conflict notice after the sources, by the question
     "directive": {"notice_style": "directive"},  # the notice says what to do with the facts it states

@@ -56,8 +56,10 @@ _ATTRIB = re.compile(
 )
 _NEG = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|isn't|aren't|won't|nor|without|neither)\b",
                   re.IGNORECASE)
-# An answer form's own label ("Conflicts: none") is not naming a conflict; what follows it is judged as text.
-_LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradictions?)[\W_]*:\s*", re.IGNORECASE | re.MULTILINE)
+# An answer form's own label ("Conflicts: none", `conflict_form`'s "Conflict on pto-carryover:") is not naming a
+# conflict; what follows it is judged as text.
+_LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradictions?)(?:\s+on\s+[\w.-]+)?[\W_]*:\s*",
+                    re.IGNORECASE | re.MULTILINE)
 _NO_CONFLICT = re.compile(r"\b(?:no|not|never|don't|doesn't|do not|does not|without|neither|nor)\b"
                           r"(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
 _REFUSAL = re.compile(
