@@ -70,7 +70,7 @@ def documents():
                      score=s) for s, r in zip((0.9, 0.8, 0.7), RECORDS)]
 
 
-def pipeline(replies, *, regenerate=False, docs=None, **check):
+def pipeline(replies, *, regenerate=False, docs=None, rebuild=False, **check):
     pipe = Pipeline()
     pipe.add_component("retriever", Fixed([d.to_dict() for d in docs or documents()]))
     pipe.add_component("pack", EvidencePackAssembler(as_of=AS_OF, budget={"context_window": 4096},
@@ -82,6 +82,9 @@ def pipeline(replies, *, regenerate=False, docs=None, **check):
     pipe.connect("pack.messages", "llm.messages")
     pipe.connect("llm.replies", "check.replies")
     pipe.connect("pack.assembly", "check.assembly")
+    if rebuild:  # what the validator needs to ask afresh without stale sources
+        pipe.connect("retriever.documents", "check.documents")
+        pipe.connect("pack.question", "check.question")
     return pipe
 
 
@@ -149,6 +152,9 @@ def test_cited_pipeline_in_one_call_with_a_real_retriever():
     check = pipe.run({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}})["check"]
     assert check["valid"] and check["attempts"] == 1 and len(SEEN) == 2
     assert check["answer"] == GOOD
+    # the validator could rebuild the prompt, but an unknown handle has nothing to withhold: the repair turn
+    assert len(SEEN[1]) == 4 and SEEN[1][2].text == UNKNOWN and check["withheld"] == []
+    assert check["withheld_note"] == ""
 
 
 def test_attribute_flags_an_uncited_stale_reply_and_survives_serialisation():
@@ -175,3 +181,88 @@ def test_unsupported_value_level_reaches_the_check():
     assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]
     with pytest.raises(EvidencepackError):
         CitationValidator(unsupported_value="loud")
+
+
+OLD_RULE = RECORDS[1]["text"]
+
+
+def test_given_documents_and_question_a_stale_reply_is_asked_afresh_without_the_stale_document():
+    SEEN.clear()
+    out = run(pipeline([UNCITED_STALE, GOOD], regenerate=True, rebuild=True, attribute=True))
+    check = out["check"]
+    first, second = SEEN
+    assert OLD_RULE in first[1].text
+    assert [m.role.value for m in second] == ["system", "user"] and OLD_RULE not in second[1].text
+    assert check["answer"] == GOOD and check["valid"] and check["attempts"] == 1
+    assert check["withheld"] == ["hb-2024"]
+    assert check["withheld_note"] == ("Answered without 1 source that is not current or not authoritative: "
+                                      "Handbook 2024, \u00a75.2 (superseded).")
+    # checked against the new assembly: [S1] is still hb-2025, the Slack post is now S2
+    assert [s["id"] for s in check["sources"]] == ["hb-2025"] and "https://hr.example/5-2" in check["resolved"]
+    assert "Slack" in second[1].text and second[1].text.index("Slack") > second[1].text.index("Handbook 2025")
+
+
+def test_the_rebuilt_assembly_has_the_first_ones_options():
+    from evidencepack.adapters import haystack_dicts
+    from evidencepack.integrations.common import reassembler
+
+    out = run(pipeline([GOOD], rebuild=True))
+    first = out["pack"]["assembly"]
+    again = reassembler(haystack_dicts(documents()), QUESTION, first["report"]["settings"])
+    assert again(()).to_dict()["prompt"] == first["prompt"]  # nothing withheld: the very same prompt
+    smaller = again(("hb-2024",))
+    assert [m.id for m in smaller.manifest] == ["hb-2025", "slack-2023"]
+    assert smaller.report.settings == first["report"]["settings"]
+    with pytest.raises(EvidencepackError, match="settings"):
+        reassembler([], QUESTION, None)
+
+
+def test_without_the_inputs_or_with_ask_the_repair_turn_is_sent_as_before():
+    for rebuild, check in ((False, {}), (True, {"repair": "ask"})):
+        SEEN.clear()
+        out = run(pipeline([UNCITED_STALE, GOOD], regenerate=True, rebuild=rebuild, attribute=True, **check))
+        assert len(SEEN[1]) == 4 and SEEN[1][2].text == UNCITED_STALE and OLD_RULE in SEEN[1][1].text
+        assert out["check"]["answer"] == GOOD and out["check"]["withheld"] == []
+        assert out["check"]["withheld_note"] == ""
+
+
+@pytest.mark.parametrize("kind, first", [("uncited", "Unused PTO does not carry over."),
+                                         ("unsupported_value", WRONG_DATE)])
+def test_other_findings_get_the_repair_turn_even_when_the_validator_could_rebuild(kind, first):
+    SEEN.clear()
+    out = run(pipeline([first, GOOD], regenerate=True, rebuild=True, regenerate_on=[kind], **{kind: "error"}))
+    assert out["check"]["answer"] == GOOD and out["check"]["attempts"] == 1 and out["check"]["withheld"] == []
+    assert len(SEEN[1]) == 4 and SEEN[1][2].text == first
+
+
+def test_withhold_chosen_without_the_inputs_fails_before_any_regeneration():
+    SEEN.clear()
+    with pytest.raises(Exception, match="documents and question") as err:
+        run(pipeline([UNCITED_STALE, GOOD], regenerate=True, attribute=True, repair="withhold"))
+    chain = [err.value, err.value.__cause__]
+    assert any(isinstance(e, EvidencepackError) for e in chain) and len(SEEN) == 1  # only the pipeline's llm
+    with pytest.raises(EvidencepackError):
+        CitationValidator(repair="twice")
+    with pytest.raises(EvidencepackError):
+        CitationValidator(score_kind="rank")
+
+
+def test_cited_pipeline_withholds_and_survives_serialisation():
+    from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+    from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+    store = InMemoryDocumentStore()
+    store.write_documents(documents())
+    pipe = cited_pipeline(InMemoryBM25Retriever(store), ScriptedGenerator([UNCITED_STALE, GOOD]), as_of=AS_OF,
+                          assembler={"score_kind": "similarity"}, validator={"attribute": True})
+    SEEN.clear()
+    out = pipe.run({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}})["check"]
+    assert out["withheld"] == ["hb-2024"] and out["answer"] == GOOD and len(SEEN[1]) == 2
+    loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["evidencepack", "test_haystack"])
+    check = loaded.get_component("check")
+    assert (check.repair, check.score_kind) == (None, "similarity")
+    assert sorted(map(str, loaded.to_dict()["connections"])) == sorted(map(str, pipe.to_dict()["connections"]))
+    asked = cited_pipeline(InMemoryBM25Retriever(store), ScriptedGenerator(["x"]), as_of=AS_OF,
+                           assembler={"score_kind": "distance"}, validator={"repair": "ask"})
+    loaded = Pipeline.loads(asked.dumps(), allowed_modules=["evidencepack", "test_haystack"])
+    assert (loaded.get_component("check").repair, loaded.get_component("check").score_kind) == ("ask", "distance")

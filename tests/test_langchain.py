@@ -88,6 +88,8 @@ def test_forgiving_by_default_and_every_document_reported():
 
 
 def test_cited_chain_regenerates_and_resolves_sources():
+    # the default repair withholds, but only a stale-only answer has sources to withhold: an unknown handle
+    # still gets the repair turn (the answer, then what was wrong)
     llm = Scripted(replies=[UNKNOWN, GOOD], seen=[])
     chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked")
     result = chain.invoke(QUESTION)
@@ -137,9 +139,9 @@ def test_attribute_flags_an_uncited_stale_answer_in_invoke_and_stream():
     assert "(attributed: [S2: Handbook 2024" in on.resolved()
     streamed = list(chain.stream(data))[-1].result
     assert streamed.verdict == on.verdict  # the streaming check uses the same options
-    # with attempts left, the attributed stale claim is sent back and answered again
+    # with attempts left and the repair turn chosen, the attributed stale claim is sent back with what was wrong
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
-    again = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True).invoke(data)
+    again = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True, repair="ask").invoke(data)
     assert again.answer == GOOD and again.attempts == 1 and "S2" in llm.seen[1][-1].content
 
 
@@ -156,11 +158,12 @@ def test_unsupported_value_level_reaches_the_check():
         cited_chain(Scripted(replies=["x"], seen=[]), as_of=AS_OF, unsupported_value="loud")
 
 
-def test_cited_chain_withholds_the_stale_document_and_asks_afresh():
+def test_cited_chain_withholds_the_stale_document_and_asks_afresh_by_default():
     old_rule = RECORDS[1]["text"]
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
     chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked",
-                        attribute=True, repair="withhold")
+                        attribute=True)
+    assert chain.policy.repair == "withhold"
     result = chain.invoke(QUESTION)
     first, second = llm.seen
     assert old_rule in first[1].content
@@ -168,13 +171,14 @@ def test_cited_chain_withholds_the_stale_document_and_asks_afresh():
     assert result.withheld == ("hb-2024",) and result.answer == GOOD and result.verdict.valid
     assert second[1].content == result.assembly.user  # same question and options, one document fewer
     assert [m.id for m in result.assembly.manifest] == ["hb-2025", "slack-2023"]
-    # the stream, and the default (a repair turn), on the same script
+    assert result.with_notes().endswith("Note: " + result.withheld_note()) and "Handbook 2024" in result.withheld_note()
+    # the stream, and the repair turn when chosen, on the same script
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
     data = {"documents": documents(), "question": QUESTION}
-    done = list(cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True, repair="withhold").stream(data))[-1]
+    done = list(cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True).stream(data))[-1]
     assert done.result.withheld == ("hb-2024",) and len(llm.seen[1]) == 2
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
-    asked = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True).invoke(data)
+    asked = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True, repair="ask").invoke(data)
     assert asked.withheld == () and len(llm.seen[1]) == 4
     with pytest.raises(EvidencepackError, match="repair"):
         cited_chain(llm, as_of=AS_OF, repair="again")
@@ -184,7 +188,7 @@ def test_cited_chain_withholds_in_ainvoke_and_astream():
     async def run():
         llm = Scripted(replies=[UNCITED_STALE, GOOD, UNCITED_STALE, GOOD], seen=[])
         chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked",
-                            attribute=True, repair="withhold")
+                            attribute=True)
         result = await chain.ainvoke(QUESTION)
         events = [e async for e in chain.astream(QUESTION)]
         return llm, result, events[-1].result
@@ -192,3 +196,18 @@ def test_cited_chain_withholds_in_ainvoke_and_astream():
     llm, result, streamed = asyncio.run(run())
     assert result.withheld == streamed.withheld == ("hb-2024",) and streamed.answer == GOOD
     assert [len(m) for m in llm.seen] == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize("kind", ["uncited", "unsupported_value"])
+def test_other_findings_still_get_the_repair_turn_by_default(kind):
+    # with nothing stale to withhold, a finding the caller chose to act on is sent back as a second turn
+    first = {"uncited": "Unused PTO does not carry over.", "unsupported_value": WRONG_DATE}[kind]
+    llm = Scripted(replies=[first, GOOD], seen=[])
+    chain = cited_chain(llm, as_of=AS_OF, order="ranked", regenerate_on=[kind], **{kind: "error"})
+    result = chain.invoke({"documents": documents(), "question": QUESTION})
+    assert result.answer == GOOD and result.attempts == 1 and result.withheld == ()
+    retry = llm.seen[1]
+    assert [type(m) for m in retry] == [SystemMessage, HumanMessage, AIMessage, HumanMessage]
+    assert retry[2].content == first
+    assert ("such as [S1]" if kind == "uncited" else "give only values the sources state") in retry[3].content
+    assert retry[1].content == llm.seen[0][1].content  # the same assembly: nothing was left out

@@ -121,7 +121,7 @@ def test_attribute_flags_an_uncited_stale_answer_in_query_and_stream():
     assert not on["valid"] and attributed_stale(on["verdict"]) and on["attributed_ids"] == ["hb-2024"]
     assert on["cited_ids"] == []  # attributed ids are never reported as cited
     assert list(e.stream_query(QUESTION))[-1].result.verdict == on["answered"].verdict
-    again = engine([UNCITED_STALE, GOOD], attribute=True).query(QUESTION)
+    again = engine([UNCITED_STALE, GOOD], attribute=True, repair="ask").query(QUESTION)
     assert again.response == GOOD and again.metadata["attempts"] == 1
 
 
@@ -133,28 +133,39 @@ def test_unsupported_value_level_reaches_the_check():
     assert kinds("off") == [] and kinds("error") == [("unsupported_value", "error")]
 
 
-def test_withhold_asks_afresh_without_the_stale_node():
+def test_withhold_asks_afresh_without_the_stale_node_by_default():
     old_rule = RECORDS[1]["text"]
-    e = engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold")
+    e = engine([UNCITED_STALE, GOOD], attribute=True)
+    assert e.policy.repair == "withhold"
     response = e.query(QUESTION)
     first, second = e.llm.prompts
     assert old_rule in first and old_rule not in second and "assistant: Up to" not in second
     meta = response.metadata
     assert response.response == GOOD and meta["valid"] and meta["attempts"] == 1
     assert meta["withheld"] == ["hb-2024"] and meta["handles"] == {"S1": "hb-2025", "S2": "slack-2023"}
+    assert meta["withheld_note"] == meta["answered"].withheld_note() and "Handbook 2024" in meta["withheld_note"]
     assert [n.node.node_id for n in response.source_nodes] == ["hb-2025", "slack-2023"]
     assert meta["report"] == meta["answered"].assembly.report.to_dict()  # the assembly the answer was checked on
-    done = list(engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold").stream_query(QUESTION))[-1]
+    done = list(engine([UNCITED_STALE, GOOD], attribute=True).stream_query(QUESTION))[-1]
     assert done.result.withheld == ("hb-2024",) and done.result.verdict.valid
 
     async def run():
-        response = await engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold").aquery(QUESTION)
-        events = [x async for x in engine([UNCITED_STALE, GOOD], attribute=True, repair="withhold")
-                  .astream_query(QUESTION)]
+        response = await engine([UNCITED_STALE, GOOD], attribute=True).aquery(QUESTION)
+        events = [x async for x in engine([UNCITED_STALE, GOOD], attribute=True).astream_query(QUESTION)]
         return response, events[-1].result
 
     response, streamed = asyncio.run(run())
     assert response.metadata["withheld"] == ["hb-2024"] and streamed.withheld == ("hb-2024",)
-    # the default asks with a second turn that replays the first answer
-    asked = engine([UNCITED_STALE, GOOD], attribute=True)
+    # "ask" sends a second turn that replays the first answer
+    asked = engine([UNCITED_STALE, GOOD], attribute=True, repair="ask")
     assert asked.query(QUESTION).metadata["withheld"] == [] and f"assistant: {UNCITED_STALE}" in asked.llm.prompts[1]
+
+
+def test_a_directly_built_engine_withholds_too_and_other_findings_get_the_repair_turn():
+    direct = EvidencePackQueryEngine(retriever=Fixed(nodes()), llm=Scripted(replies=[GOOD]), as_of=AS_OF)
+    assert direct.policy.repair == "withhold"
+    for kind, first in (("uncited", "Unused PTO does not carry over."), ("unsupported_value", WRONG_DATE)):
+        e = engine([first, GOOD], regenerate_on=[kind], **{kind: "error"})
+        meta = e.query(QUESTION).metadata
+        assert meta["valid"] and meta["attempts"] == 1 and meta["withheld"] == []
+        assert f"assistant: {first}" in e.llm.prompts[1]  # a second turn on the same assembly

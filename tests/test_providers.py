@@ -189,6 +189,19 @@ def test_withhold_streams_and_async(make, assembly):
     assert result.withheld == streamed.withheld == ("hb-2024",) and streamed.answer == GOOD
 
 
+@pytest.mark.parametrize("make", CLIENTS)
+def test_reassemble_makes_withhold_the_default_and_ask_stays_available(make, assembly):
+    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+        default = providers.ask(make(server.url), assembly, model="m", attribute=True, reassemble=rebuild)
+        assert fresh_conversation(server.requests[1])
+    assert default.withheld == ("hb-2024",) and default.answer == GOOD
+    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+        asked = providers.ask(make(server.url), assembly, model="m", attribute=True, repair="ask",
+                              reassemble=rebuild)
+        assert not fresh_conversation(server.requests[1]) and OLD_RULE in sent_text(server.requests[1])
+    assert asked.withheld == () and asked.answer == GOOD
+
+
 def test_withhold_without_reassemble_is_an_option_error_before_any_request(assembly):
     from evidencepack.errors import OptionError
 

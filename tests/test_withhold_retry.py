@@ -26,6 +26,7 @@ from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNCITED_STALE, UNKN
 
 OLD_RULE = RECORDS[1]["text"]  # hb-2024, superseded: "Up to five days of PTO carry over ..."
 WITHHOLD = Policy(attribute=True, repair="withhold")
+STALE_CITED = "Up to five days of PTO carry over into the next year [S2]."  # cites superseded hb-2024
 
 
 def build(withheld=()):
@@ -124,6 +125,16 @@ def test_the_default_repair_ignores_reassemble_and_sends_a_second_turn():
     result = answer(build(), script, policy=Policy(attribute=True), reassemble=rebuild)
     assert rebuild.calls == [] and result.withheld == () and result.to_dict()["withheld"] == []
     assert len(script.seen[1]) == 4 and script.seen[1][2]["content"] == UNCITED_STALE
+
+
+def test_without_a_policy_reassemble_means_withhold_and_its_absence_means_ask():
+    script, rebuild = Script(STALE_CITED, GOOD), Rebuild()
+    result = answer(build(), script, reassemble=rebuild)
+    assert rebuild.calls == [("hb-2024",)] and result.withheld == ("hb-2024",) and result.answer == GOOD
+    assert [len(m) for m in script.seen] == [2, 2]
+    script = Script(STALE_CITED, GOOD)
+    plain = answer(build(), script)  # no reassemble: the repair turn, never an error
+    assert plain.withheld == () and [len(m) for m in script.seen] == [2, 4] and plain.answer == GOOD
 
 
 def test_withhold_without_reassemble_fails_before_any_model_call():

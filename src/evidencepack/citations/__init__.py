@@ -9,7 +9,8 @@ own citation target.
 Modules: `handles` (grammar), `markdown` (code blocks, units, inline code; the incremental scanner),
 `sentences`, `source` (the one assembly reader), `validate`, `policies` (enforce, strip, regenerate, the
 shared repair prompt, and `withhold` for a retry without misleading sources), `notes` (conflict notes for
-the reader when the model did not name a conflict), `resolve` (links, footnotes), `stream`. With
+the reader when the model did not name a conflict; `withheld_note` for the sources a retry left out),
+`resolve` (links, footnotes), `stream`. With
 `attribute=True` the validator gives uncited sentences the sources their content matches
 (`evidencepack.claims`, imported when first needed) and reports that support apart from what the model wrote
 (`Verdict.support`).
@@ -17,7 +18,7 @@ the reader when the model did not name a conflict), `resolve` (links, footnotes)
 
 from .handles import Cite, Grammar
 from .model import SEVERITIES, Citation, Finding, Sentence, Severity, Support, Verdict, severity_map
-from .notes import ConflictNote, conflict_notes, with_notes
+from .notes import ConflictNote, conflict_notes, with_notes, withheld_note
 from .policies import (
     Regenerated,
     Stripped,
@@ -40,5 +41,5 @@ __all__ = [
     "Severity", "Source", "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict", "conflict_notes",
     "enforce", "parse_citations", "read_assembly", "regenerate", "repair_instruction", "repair_line",
     "repair_prompt", "resolve", "severity_map", "split_sentences", "strip_invalid", "validate_citations",
-    "with_notes", "withhold",
+    "with_notes", "withheld_note", "withhold",
 ]

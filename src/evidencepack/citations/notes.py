@@ -5,18 +5,24 @@ The assembler already knows which sources cover the same question with different
 answer rests (by written or attributed citation) on a source of such a group, we can tell the reader
 ourselves, in facts from metadata only: which handle is current and authoritative, and which are not and why.
 The note never says what the answer is, and never edits the model's text: it is appended below it.
+
+When an answer was asked again without the weak sources a stale-only answer rested on (`withhold`), the
+reader is owed the same candour: `withheld_note` names what was left out and why, from the manifest only.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..conflicts import Conflict
+from ..errors import CitationInputError
+from ..render.neutralise import neutralise_value
 from .model import Verdict
-from .source import read_assembly
+from .resolve import label
+from .source import WEAK_AUTHORITIES, Source, SourceIndex, read_assembly
 from .validate import validate_citations
 
 
@@ -76,14 +82,102 @@ def _described(weak: Sequence[tuple[str, tuple[str, ...]]]) -> str:
     return "; ".join(f"[{h}] ({', '.join(_reader_case(r) for r in reasons)})" for h, reasons in weak)
 
 
-def with_notes(answer: str, notes: Sequence[ConflictNote]) -> str:
+def with_notes(answer: str, notes: Sequence[ConflictNote | str]) -> str:
     """The answer as delivered: the model's text (trailing whitespace aside) unchanged, then one line per
-    note."""
-    if not notes:
+    note (a `ConflictNote`, or a note's text such as `withheld_note`'s; empty ones are skipped)."""
+    texts = [t for t in (n.text if isinstance(n, ConflictNote) else n for n in notes) if t]
+    if not texts:
         return answer
-    return answer.rstrip() + "\n\n" + "\n".join(f"Note: {n.text}" for n in notes)
+    return answer.rstrip() + "\n\n" + "\n".join(f"Note: {t}" for t in texts)
 
 
 def _reader_case(reason: str) -> str:
     """"EXPIRED since 2025-01-01" reads as shouting in a note to a person; the prompt keeps the capitals."""
     return re.sub(r"^[A-Z]{2,}(?: [A-Z]{2,})*\b", lambda m: m.group(0).lower(), reason)
+
+
+# -- withheld sources ----------------------------------------------------------------------------------------
+
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_EXPIRED = re.compile(r"EXPIRED since ([0-9]{4}-[0-9]{2}-[0-9]{2})")
+_NOT_YET = re.compile(r"not valid until ([0-9]{4}-[0-9]{2}-[0-9]{2})")
+LABEL_CHARS = 80  # a source's name in a note: enough to recognise it, too short to carry a message
+
+
+def withheld_note(withheld: Iterable[str], assembly: Any) -> str:
+    """One sentence for the reader naming the sources an answer was given without, and why each is not the
+    answer: "Answered without 2 sources that are not current or not authoritative: Handbook 2024, §5.2
+    (superseded); Slack (informal, expired since 2024-01-01)." Empty when nothing was withheld.
+
+    Built from metadata only (name, section, authority, validity, date), never from record text, and never
+    stating what the answer is. `assembly` is the assembly the ids were withheld from, or a list of
+    assemblies (first first, as `Answered.earlier`): each id is described from the first that lists it.
+    The expiry date is given when the assembler reported it (the record is in a conflict group), else the
+    status alone. Names come from retrieved records, so they are neutralised as prompt headers are, cut
+    to `LABEL_CHARS`, and stripped of brackets, parentheses and semicolons (the note's own punctuation).
+    An id in no given manifest is a `CitationInputError`."""
+    if isinstance(withheld, str | bytes) or not isinstance(withheld, Iterable):
+        raise CitationInputError(f"withheld must be a list of record ids, got {type(withheld).__name__}")
+    ids = list(dict.fromkeys(withheld))
+    if not all(isinstance(i, str) for i in ids):
+        raise CitationInputError("withheld must be a list of record ids (strings)")
+    if not ids:
+        return ""
+    indexes = [read_assembly(a) for a in (assembly if isinstance(assembly, list | tuple) else [assembly])]
+    described: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []  # (name, reasons, date)
+    missing = []
+    for rid in ids:
+        index = next((x for x in indexes if rid in x.handle_of), None)
+        if index is None:
+            missing.append(rid)
+            continue
+        source = index.sources[index.handle_of[rid]]
+        dated = (f"dated {source.date}",) if source.date is not None and _ISO_DATE.fullmatch(source.date) else ()
+        described.append((_withheld_label(source, index), _withheld_reasons(source, index), dated))
+    if missing:
+        raise CitationInputError(f"withheld: {len(missing)} id(s) not in the manifest of the given assembly: "
+                                 f"{', '.join(repr(m) for m in missing)}")
+    n = len(described)
+    why = ""
+    if all(reasons for _, reasons, _ in described):  # what `withhold` gives; an id the caller chose may not be
+        why = f" that {'are' if n > 1 else 'is'} not current or not authoritative"
+    items = "; ".join(f"{name} ({', '.join(reasons + dated)})" if reasons + dated else name
+                      for name, reasons, dated in described)
+    return f"Answered without {n} source{'s' if n > 1 else ''}{why}: {items}."
+
+
+def _withheld_label(source: Source, index: SourceIndex) -> str:
+    """The source's name and section as `resolve` labels them, each value first neutralised as a prompt
+    header value is (role markers, delimiters, handle look-alikes, hidden characters; one line)."""
+    def safe(value: str | None) -> str | None:
+        if value is None:
+            return None
+        return neutralise_value(value, boundary=index.boundary or "", handle_prefix=index.prefix,
+                                max_chars=LABEL_CHARS) or None
+
+    text = label(Source(source.handle, safe(source.id) or "?", None, None, safe(source.doc), safe(source.section)))
+    text = " ".join(text.replace(";", ",").split())
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1].rstrip() + "\u2026"
+
+
+def _withheld_reasons(source: Source, index: SourceIndex) -> tuple[str, ...]:
+    """Why the source is not the answer: its authority and validity, each only from a value the assembler
+    itself writes (an authority or status it knows, a date in ISO form), so a crafted manifest cannot put
+    words here."""
+    reported = _reported_reasons(source.handle, index)
+    reasons = [source.authority] if source.authority in WEAK_AUTHORITIES else []
+    if source.status == "expired":
+        since = next((m.group(1) for r in reported if (m := _EXPIRED.fullmatch(r))), None)
+        reasons.append(f"expired since {since}" if since else "expired")
+    elif source.status == "not_yet_valid":
+        until = next((m.group(1) for r in reported if (m := _NOT_YET.fullmatch(r))), None)
+        reasons.append(f"not valid until {until}" if until else "not yet valid")
+    elif source.status != "current":
+        reasons.append("not current")
+    return tuple(reasons)
+
+
+def _reported_reasons(handle: str, index: SourceIndex) -> tuple[str, ...]:
+    """What the assembler's conflict report says about `handle` ("EXPIRED since 2025-01-01", …), if anything."""
+    found: Mapping[str, tuple[str, ...]] = {h: r for c in index.conflicts for h, r in c.others}
+    return found.get(handle, ())

@@ -34,6 +34,7 @@ class Source:
     doc: str | None = None
     section: str | None = None
     url: str | None = None
+    date: str | None = None  # the record's own date (ISO), for notes to the reader
 
     @property
     def weak(self) -> bool:
@@ -185,7 +186,8 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
         if known is None or known.decision != "included":
             raise _fail(where, "has no included record in report.records")
         sources[h] = Source(h, record_id, _str(entry, "status", where), _str(entry, "authority", where),
-                            _str(entry, "doc", where), _str(entry, "section", where), _str(entry, "url", where))
+                            _str(entry, "doc", where), _str(entry, "section", where), _str(entry, "url", where),
+                            _str(entry, "date", where))
         handle_of[record_id] = h
     boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
     return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),

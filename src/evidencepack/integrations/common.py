@@ -6,15 +6,15 @@ and must not let such a chunk vanish either: `assemble_lenient` reports each one
 (`invalid_record`, `empty_text`, `duplicate` with `duplicate_of`) and notes every field value it left out.
 
 The loop is provider-neutral: give it a function from chat messages (OpenAI-style dicts) to the answer text,
-or to an iterable of text chunks when streaming. It regenerates only on the findings you choose: by default
-with a repair turn; with `Policy(repair="withhold")` and a `reassemble` function, an answer resting only on
-weak sources is answered afresh on an assembly without them (small models repeat themselves when asked to
-repair, and answer a question without the misleading sources).
+or to an iterable of text chunks when streaming. It regenerates only on the findings you choose. Given a
+`reassemble` function, an answer resting only on weak sources is answered afresh on an assembly without them
+(`repair="withhold"`: small models repeat themselves when asked to repair, and answer a question without the
+misleading sources); every other finding, and every answer when there is no `reassemble`, gets a repair turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypedDict
 
@@ -32,9 +32,11 @@ from ..citations import (
     severity_map,
     validate_citations,
     with_notes,
+    withheld_note,
     withhold,
 )
 from ..errors import OptionError
+from ..options import Options
 from ..records import Record
 
 OnInvalid = Literal["raise", "drop"]
@@ -83,6 +85,7 @@ class Answered:
     attempts: int  # regenerations after the first answer
     assembly: Assembly  # the one the final answer was checked against (a smaller one after a withholding retry)
     withheld: tuple[str, ...] = ()  # record ids left out of a retry's assembly (`Policy(repair="withhold")`)
+    earlier: tuple[Assembly, ...] = ()  # the assemblies answered before `assembly`, first first (after withholding)
 
     def resolved(self, style: Literal["links", "footnotes"] = "links") -> str:
         """The answer with its handles turned into links or footnotes from the manifest (and, when the verdict
@@ -95,14 +98,20 @@ class Answered:
         attributes (`Policy(attribute=True)`)."""
         return conflict_notes(self.answer, self.assembly, verdict=self.verdict)
 
+    def withheld_note(self) -> str:
+        """One sentence naming the sources left out of a withholding retry and why (`citations.withheld_note`,
+        metadata only), "" when none was: the reader should know the answer was given without them."""
+        return withheld_note(self.withheld, (*self.earlier, self.assembly))
+
     def with_notes(self) -> str:
-        """The answer unchanged, then one `Note:` line per conflict note."""
-        return with_notes(self.answer, self.notes())
+        """The answer unchanged, then one `Note:` line per conflict note and one for the withheld sources."""
+        return with_notes(self.answer, (*self.notes(), self.withheld_note()))
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
                 "sources": [s.to_dict() for s in self.sources],
-                "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld)}
+                "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld),
+                "withheld_note": self.withheld_note()}
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,11 @@ class Policy:
     stale_only: Severity = "error"
     unsupported_value: Severity = "warn"
     attribute: bool = False  # attribute uncited sentences (claims.attribute) before checking stale_only/values
-    repair: Repair = "ask"  # "withhold": ask afresh without the weak sources (needs `reassemble`), see REPAIRS
+    # "withhold": ask afresh without the weak sources (needs `reassemble`), see REPAIRS. The default is "ask"
+    # because a Policy cannot know whether a `reassemble` will be given; the components that reassemble by
+    # themselves (LangChain, LlamaIndex), and `answer*` / `ask*` given `reassemble` but no policy or repair,
+    # choose "withhold" (`default_repair`).
+    repair: Repair = "ask"
 
     def __post_init__(self) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 0:
@@ -179,10 +192,10 @@ def repair(messages: list[ChatMessage], answer: str, verdict: Verdict, prefix: s
 
 
 def finish(assembly: Assembly, answer: str, verdict: Verdict, attempts: int, index: SourceIndex,
-           withheld: tuple[str, ...] = ()) -> Answered:
+           withheld: tuple[str, ...] = (), earlier: tuple[Assembly, ...] = ()) -> Answered:
     sources = tuple(entry for rid in verdict.cited_ids
                     if (entry := assembly.handle(index.handle_of[rid])) is not None)
-    return Answered(answer, verdict, sources, attempts, assembly, withheld)
+    return Answered(answer, verdict, sources, attempts, assembly, withheld, earlier)
 
 
 @dataclass(frozen=True)
@@ -193,15 +206,27 @@ class _Turn:
     index: SourceIndex
     messages: list[ChatMessage]
     withheld: tuple[str, ...] = ()
+    earlier: tuple[Assembly, ...] = ()  # the assemblies of the turns before a withholding retry
 
     @classmethod
-    def first(cls, assembly: Assembly, withheld: tuple[str, ...] = ()) -> _Turn:
-        return cls(assembly, SourceIndex.of(assembly), chat_messages(assembly), withheld)
+    def first(cls, assembly: Assembly, withheld: tuple[str, ...] = (), earlier: tuple[Assembly, ...] = ()) -> _Turn:
+        return cls(assembly, SourceIndex.of(assembly), chat_messages(assembly), withheld, earlier)
+
+    def done(self, text: str, verdict: Verdict, used: int) -> Answered:
+        return finish(self.assembly, text, verdict, used, self.index, self.withheld, self.earlier)
+
+
+def default_repair(reassemble: Reassemble | None) -> Repair:
+    """"withhold" when there is a way to reassemble, else "ask": the measured better repair wherever it is
+    possible, and never a default that fails (see docs/evaluation.md, "Asking afresh without the misleading
+    sources")."""
+    return "ask" if reassemble is None else "withhold"
 
 
 def _checked(policy: Policy | None, reassemble: Reassemble | None) -> Policy:
-    """The policy, once it is known the loop can follow it (before any model call)."""
-    policy = policy or Policy()
+    """The policy, once it is known the loop can follow it (before any model call). Without a policy, the
+    default one with `default_repair(reassemble)`."""
+    policy = policy or Policy(repair=default_repair(reassemble))
     if reassemble is not None and not callable(reassemble):
         raise OptionError(f"reassemble must be a function from withheld record ids to an Assembly, "
                           f"got {type(reassemble).__name__}")
@@ -212,17 +237,28 @@ def _checked(policy: Policy | None, reassemble: Reassemble | None) -> Policy:
     return policy
 
 
+def withheld_retry(index: SourceIndex, withheld: tuple[str, ...], verdict: Verdict, policy: Policy,
+                   reassemble: Reassemble | None) -> tuple[Assembly, tuple[str, ...]] | None:
+    """With `repair="withhold"` and weak sources to withhold from a rejected answer (checked against `index`),
+    the assembly to ask afresh on and every id withheld so far; None when the repair turn is due instead."""
+    if policy.repair != "withhold" or reassemble is None:
+        return None
+    ids = withhold(verdict, index)
+    if not ids:
+        return None
+    every = tuple(dict.fromkeys(withheld + ids))
+    fresh = reassemble(every)
+    if not isinstance(fresh, Assembly):
+        raise OptionError(f"reassemble must return an Assembly, got {type(fresh).__name__}")
+    return fresh, every
+
+
 def _next(turn: _Turn, text: str, verdict: Verdict, policy: Policy, reassemble: Reassemble | None) -> _Turn:
     """The request after a rejected answer: with `repair="withhold"` and weak sources to withhold, the question
     afresh on an assembly without them (a new conversation); otherwise the repair turn."""
-    if policy.repair == "withhold" and reassemble is not None:
-        ids = withhold(verdict, turn.index)
-        if ids:
-            withheld = tuple(dict.fromkeys(turn.withheld + ids))
-            fresh = reassemble(withheld)
-            if not isinstance(fresh, Assembly):
-                raise OptionError(f"reassemble must return an Assembly, got {type(fresh).__name__}")
-            return _Turn.first(fresh, withheld)
+    retry = withheld_retry(turn.index, turn.withheld, verdict, policy, reassemble)
+    if retry is not None:
+        return _Turn.first(retry[0], retry[1], (*turn.earlier, turn.assembly))
     return replace(turn, messages=repair(turn.messages, text, verdict, turn.assembly.handle_prefix))
 
 
@@ -230,7 +266,7 @@ def answer(assembly: Assembly, complete: Callable[[list[ChatMessage]], str], *,
            policy: Policy | None = None, reassemble: Reassemble | None = None) -> Answered:
     """Ask, validate, and regenerate while the verdict has a chosen finding and attempts remain. With
     `Policy(repair="withhold")`, `reassemble(withheld_ids)` gives the assembly a stale-only answer is asked
-    again on (see `REPAIRS`)."""
+    again on (see `REPAIRS`); without a `policy`, that is the default when `reassemble` is given."""
     policy = _checked(policy, reassemble)
     turn = _Turn.first(assembly)
     text = complete(turn.messages)
@@ -240,7 +276,7 @@ def answer(assembly: Assembly, complete: Callable[[list[ChatMessage]], str], *,
         text = complete(turn.messages)
         used += 1
         verdict = policy.validate(text, turn.index)
-    return finish(turn.assembly, text, verdict, used, turn.index, turn.withheld)
+    return turn.done(text, verdict, used)
 
 
 async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]], Awaitable[str]], *,
@@ -255,7 +291,7 @@ async def answer_async(assembly: Assembly, complete: Callable[[list[ChatMessage]
         text = await complete(turn.messages)
         used += 1
         verdict = policy.validate(text, turn.index)
-    return finish(turn.assembly, text, verdict, used, turn.index, turn.withheld)
+    return turn.done(text, verdict, used)
 
 
 class _Attempt:
@@ -277,7 +313,7 @@ class _Attempt:
     def end(self) -> Done | _Turn:
         text, verdict, turn = "".join(self.parts), self.validator.close(), self.turn
         if not self.policy.retry(verdict) or self.used >= self.policy.attempts:
-            return Done(finish(turn.assembly, text, verdict, self.used, turn.index, turn.withheld))
+            return Done(turn.done(text, verdict, self.used))
         return _next(turn, text, verdict, self.policy, self.reassemble)
 
 
@@ -334,6 +370,18 @@ def without(records: Iterable[Any], withheld: Iterable[str]) -> list[Any]:
         return not (isinstance(rid, str) and rid in out)  # a record without a usable id is reported, not withheld
 
     return [r for r in records if kept(r)]
+
+
+def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, Any], **options: Any) -> Reassemble:
+    """`reassemble` for an assembly known only by its JSON (a Haystack component gets no more): the same
+    records without the withheld ones, the same question, and the options its report recorded
+    (`report.settings`, read back by `Options.kwargs_from_settings`), plus `options` it cannot record (a
+    boundary key, a tokenizer object)."""
+    if not isinstance(settings, Mapping):
+        raise OptionError("the assembly's report has no settings to reassemble from")
+    kwargs = {**Options.kwargs_from_settings(settings), **options}
+    kept = list(records)
+    return lambda withheld: assemble_lenient(without(kept, withheld), question, **kwargs)
 
 
 def result_of(events: Iterable[Event]) -> Answered:

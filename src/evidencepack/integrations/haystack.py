@@ -14,13 +14,19 @@
 data, so it travels between components); bad or repeated documents are reported in its report, not raised.
 `cited_pipeline(retriever, chat_generator, as_of=…)` wires the four above in one call.
 `CitationValidator` checks the reply, and, given a `chat_generator`, asks it again on the findings you
-choose. A pipeline with both survives `dumps()` / `loads(..., allowed_modules=["evidencepack"])`.
+choose. Given also the retrieved `documents` and the `question` (optional inputs; `cited_pipeline` connects
+them), a reply resting only on stale sources is asked afresh on the same documents without them:
+
+    pipe.connect("retriever.documents", "check.documents")
+    pipe.connect("pack.question", "check.question")
+
+A pipeline with both survives `dumps()` / `loads(..., allowed_modules=["evidencepack"])`.
 Needs `pip install 'evidencepack[haystack]'`.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from . import IntegrationInputError, missing_extra
@@ -34,9 +40,25 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("haystack-ai", "haystack") from err
 
 from ..adapters import ScoreKind, haystack_dicts
+from ..assemble import Assembly
 from ..budget import Budget
-from ..citations import SourceIndex
-from .common import REGENERATE_ON, ChatMessage, OnInvalid, Policy, Severity, assemble_lenient, repair
+from ..citations import SourceIndex, withheld_note
+from ..errors import OptionError
+from .common import (
+    REGENERATE_ON,
+    ChatMessage,
+    OnInvalid,
+    Policy,
+    Reassemble,
+    Repair,
+    Severity,
+    assemble_lenient,
+    chat_messages,
+    default_repair,
+    reassembler,
+    repair,
+    withheld_retry,
+)
 
 __all__ = ["CitationValidator", "EvidencePackAssembler", "cited_pipeline", "to_chat_messages"]
 
@@ -49,9 +71,9 @@ def to_chat_messages(messages: list[ChatMessage]) -> list[HSMessage]:
 
 @component
 class EvidencePackAssembler:
-    """Documents + question -> `messages` (for a chat generator), `prompt`, `assembly` (JSON-ready dict) and
-    the included `documents` in handle order. Keyword options are `assemble`'s, JSON-simple values only;
-    `budget` is a dict of `Budget` fields."""
+    """Documents + question -> `messages` (for a chat generator), `prompt`, `assembly` (JSON-ready dict), the
+    included `documents` in handle order, and the `question` as given (for `CitationValidator.question`).
+    Keyword options are `assemble`'s, JSON-simple values only; `budget` is a dict of `Budget` fields."""
 
     def __init__(self, as_of: str, *, budget: dict[str, Any] | None = None, on_invalid: OnInvalid = "drop",
                  score_kind: ScoreKind = "similarity", options: dict[str, Any] | None = None) -> None:
@@ -63,7 +85,7 @@ class EvidencePackAssembler:
         Budget(**(budget or {}))  # a bad budget fails when the pipeline is built, not at the first query
 
     @component.output_types(messages=list[HSMessage], prompt=str, assembly=dict[str, Any],
-                            documents=list[Document])
+                            documents=list[Document], question=str)
     def run(self, documents: list[Document], question: str) -> dict[str, Any]:
         dicts = haystack_dicts(documents, score_kind=self.score_kind)
         assembly = assemble_lenient(dicts, question, as_of=self.as_of, on_invalid=self.on_invalid,
@@ -76,6 +98,7 @@ class EvidencePackAssembler:
             "prompt": assembly.prompt,
             "assembly": assembly.to_dict(),
             "documents": [by_id[m.id] for m in assembly.manifest if m.id in by_id],
+            "question": question,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,17 +114,26 @@ class EvidencePackAssembler:
 class CitationValidator:
     """Check a reply's citations against the assembly it answers. Outputs the `answer`, `valid`, the
     `verdict` (dict), the answer with citations `resolved` to links or footnotes, the cited manifest
-    entries as `sources`, and `attempts`. `attribute=True` also checks uncited sentences against the sources
-    their content matches (the verdict's `support` and `attributed_ids` say which). With a `chat_generator`,
-    a reply with a finding listed in `regenerate_on` is sent back with exactly what was wrong, at most
-    `attempts` times. There is no `repair="withhold"` here: the validator gets the assembly, not the documents
-    and the assembler's options, so it cannot ask again on a prompt without the stale sources."""
+    entries as `sources`, `attempts`, the record ids `withheld` from a retry and a `withheld_note` for the
+    reader ("" when none). `attribute=True` also checks uncited sentences against the sources their content
+    matches (the verdict's `support` and `attributed_ids` say which). With a `chat_generator`, a reply with
+    a finding listed in `regenerate_on` is asked again, at most `attempts` times.
+
+    How it is asked again (`repair`): the validator receives the assembly, not what it was built from. Given
+    the optional inputs `documents` (the ones the assembler got) and `question`, it can rebuild it, and
+    then a reply resting only on weak sources is asked afresh on the same documents without them, with the
+    options the assembly's report recorded ("withhold", the default when both inputs arrive); every other
+    finding, and every finding without those inputs, is sent back with exactly what was wrong ("ask").
+    `score_kind` must be the assembler's (`cited_pipeline` passes it on)."""
 
     def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
                  chat_generator: Any = None, attempts: int = 2, regenerate_on: list[str] | None = None,
-                 unsupported_value: Severity = "warn", attribute: bool = False) -> None:
+                 unsupported_value: Severity = "warn", attribute: bool = False, repair: Repair | None = None,
+                 score_kind: ScoreKind = "similarity") -> None:
         if resolve not in ("links", "footnotes"):
             raise IntegrationInputError(f"resolve must be links or footnotes, got {resolve!r}")
+        if score_kind not in ("similarity", "distance"):
+            raise IntegrationInputError(f"score_kind must be similarity or distance, got {score_kind!r}")
         self.uncited: Severity = uncited
         self.stale_only: Severity = stale_only
         self.unsupported_value: Severity = unsupported_value
@@ -110,43 +142,73 @@ class CitationValidator:
         self.chat_generator = chat_generator
         self.attempts = attempts
         self.regenerate_on = list(regenerate_on if regenerate_on is not None else REGENERATE_ON)
-        self.policy = Policy(attempts, tuple(self.regenerate_on), uncited, stale_only, unsupported_value, attribute)
+        self.repair: Repair | None = repair
+        self.score_kind: ScoreKind = score_kind
+        # "ask" stands in for "not chosen" until run() knows whether it can reassemble (a bad value fails here)
+        self.policy = Policy(attempts, tuple(self.regenerate_on), uncited, stale_only, unsupported_value, attribute,
+                             repair or "ask")
 
     def warm_up(self) -> None:
         if self.chat_generator is not None and hasattr(self.chat_generator, "warm_up"):
             self.chat_generator.warm_up()
 
     @component.output_types(answer=str, valid=bool, verdict=dict[str, Any], resolved=str,
-                            sources=list[dict[str, Any]], attempts=int)
-    def run(self, replies: list[HSMessage], assembly: dict[str, Any]) -> dict[str, Any]:
+                            sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str)
+    def run(self, replies: list[HSMessage], assembly: dict[str, Any], documents: list[Document] | None = None,
+            question: str | None = None) -> dict[str, Any]:
         from ..citations import resolve
 
         if not replies:
             raise IntegrationInputError("CitationValidator got no replies to check")
         index = SourceIndex.of(assembly)
-        prefix = index.prefix
+        again = self._reassemble(assembly, documents, question)
+        policy = replace(self.policy, repair=self.repair or default_repair(again))
+        if policy.repair == "withhold" and again is None:
+            raise OptionError("CitationValidator(repair='withhold') needs the documents and question inputs: "
+                              "connect the retriever's documents to check.documents and pack.question to "
+                              "check.question")
         text = replies[0].text or ""
-        verdict = self.policy.validate(text, index)
+        verdict = policy.validate(text, index)
         messages: list[ChatMessage] = [{"role": m["role"], "content": m["content"]}
                                        for m in assembly.get("messages", [])]
+        checked: list[Assembly | dict[str, Any]] = [assembly]  # every assembly answered, the last one current
+        withheld: tuple[str, ...] = ()
         used = 0
-        while self.chat_generator is not None and self.policy.retry(verdict) and used < self.attempts:
-            messages = repair(messages, text, verdict, prefix)
+        while self.chat_generator is not None and policy.retry(verdict) and used < self.attempts:
+            fresh = withheld_retry(index, withheld, verdict, policy, again)
+            if fresh is None:
+                messages = repair(messages, text, verdict, index.prefix)
+            else:
+                checked.append(fresh[0])
+                withheld, index, messages = fresh[1], SourceIndex.of(fresh[0]), chat_messages(fresh[0])
             out = self.chat_generator.run(messages=to_chat_messages(messages))
             text = out["replies"][0].text or ""
             used += 1
-            verdict = self.policy.validate(text, index)
+            verdict = policy.validate(text, index)
         sources = [asdict(index.sources[index.handle_of[rid]]) for rid in verdict.cited_ids]
         return {"answer": text, "valid": verdict.valid, "verdict": verdict.to_dict(),
                 "resolved": resolve(text, index, style="footnotes" if self.resolve == "footnotes" else "links",
                                     attribute=self.attribute),
-                "sources": sources, "attempts": used}
+                "sources": sources, "attempts": used, "withheld": list(withheld),
+                "withheld_note": withheld_note(withheld, checked)}
+
+    def _reassemble(self, assembly: dict[str, Any], documents: list[Document] | None,
+                    question: str | None) -> Reassemble | None:
+        """The assembly rebuilt without withheld records, when both inputs it needs arrived."""
+        if documents is None or question is None:
+            return None
+        report = assembly.get("report")
+        settings = report.get("settings") if isinstance(report, dict) else None
+        if not isinstance(settings, dict):
+            raise IntegrationInputError("the assembly has no report.settings to rebuild it from")
+        return reassembler(haystack_dicts(documents, score_kind=self.score_kind), question, settings)
 
     def to_dict(self) -> dict[str, Any]:
         generator = component_to_dict(self.chat_generator, "chat_generator") if self.chat_generator else None
         return default_to_dict(self, uncited=self.uncited, stale_only=self.stale_only, resolve=self.resolve,
                                chat_generator=generator, attempts=self.attempts, regenerate_on=self.regenerate_on,
-                               unsupported_value=self.unsupported_value, attribute=self.attribute)
+                               unsupported_value=self.unsupported_value, attribute=self.attribute,
+                               repair=self.repair, score_kind=self.score_kind)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CitationValidator:
@@ -160,16 +222,21 @@ def cited_pipeline(retriever: Any, chat_generator: Any, *, as_of: str, regenerat
                    assembler: dict[str, Any] | None = None, validator: dict[str, Any] | None = None) -> Pipeline:
     """retriever -> "pack" -> "llm" -> "check", as an ordinary (serialisable) Pipeline. Run it with
     `{"retriever": {"query": q}, "pack": {"question": q}}`; read `out["check"]`. With `regenerate`, the
-    validator asks the same generator again on the chosen findings. `assembler` and `validator` are
-    keyword arguments for the two components."""
+    validator asks the same generator again on the chosen findings; it also gets the retrieved documents
+    and the question, so a reply resting only on stale sources is asked afresh without them (pass
+    `validator={"repair": "ask"}` for the repair turn). `assembler` and `validator` are keyword arguments
+    for the two components (the validator's `score_kind` defaults to the assembler's)."""
+    pack = EvidencePackAssembler(as_of=as_of, **(assembler or {}))
+    checks = {"score_kind": pack.score_kind, **(validator or {})}
     pipe = Pipeline()
     pipe.add_component("retriever", retriever)
-    pipe.add_component("pack", EvidencePackAssembler(as_of=as_of, **(assembler or {})))
+    pipe.add_component("pack", pack)
     pipe.add_component("llm", chat_generator)
-    pipe.add_component("check", CitationValidator(chat_generator=chat_generator if regenerate else None,
-                                                  **(validator or {})))
+    pipe.add_component("check", CitationValidator(chat_generator=chat_generator if regenerate else None, **checks))
     pipe.connect("retriever.documents", "pack.documents")
     pipe.connect("pack.messages", "llm.messages")
     pipe.connect("llm.replies", "check.replies")
     pipe.connect("pack.assembly", "check.assembly")
+    pipe.connect("retriever.documents", "check.documents")
+    pipe.connect("pack.question", "check.question")
     return pipe

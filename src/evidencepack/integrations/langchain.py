@@ -98,8 +98,9 @@ class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
 class CitedChain(Runnable[Any, Answered]):
     """Assemble, ask `llm`, validate the citations, regenerate on chosen findings. Input: a question (with a
     retriever) or `{"documents", "question"}`. `invoke` returns `Answered`; `stream` yields `Delta`, `Flagged`
-    and a final `Done` (a regeneration streams as the next `attempt`). With `Policy(repair="withhold")` the
-    chain reassembles the same documents, question and options without the withheld records itself."""
+    and a final `Done` (a regeneration streams as the next `attempt`). With `Policy(repair="withhold")` (what
+    `cited_chain` builds by default) the chain reassembles the same documents, question and options without
+    the withheld records itself."""
 
     def __init__(self, llm: Runnable[Any, Any], prompt: EvidencePrompt, policy: Policy,
                  retriever: Runnable[str, Sequence[Any]] | None = None) -> None:
@@ -174,13 +175,13 @@ class CitedChain(Runnable[Any, Answered]):
 def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,
                 attempts: int = 2, regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
                 stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-                repair: Repair = "ask", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                repair: Repair = "withhold", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                 **assemble_kwargs: Any) -> CitedChain:
     """A `CitedChain` around a chat model (any Runnable from messages to a message or a string). With
     `attribute=True`, uncited sentences are checked against the sources their content matches, for a model
-    that rarely writes handles; with `repair="withhold"`, an answer resting only on weak sources is asked
-    again on the same documents without them (a fresh question, not a repair turn). The citation options
-    are `Policy`'s."""
+    that rarely writes handles. An answer resting only on weak sources is asked again on the same documents
+    without them (`repair="withhold"`, the default here: a fresh question, not a repair turn); other findings,
+    and every finding with `repair="ask"`, get a repair turn. The citation options are `Policy`'s."""
     prompt = EvidencePrompt(as_of=as_of, on_invalid=on_invalid, score_kind=score_kind, **assemble_kwargs)
     policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
     return CitedChain(llm, prompt, policy, retriever)

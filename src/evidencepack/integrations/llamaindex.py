@@ -6,7 +6,8 @@
 
 `source_nodes` are the retrieved nodes that made it into the prompt, in handle order (S1 first);
 `metadata` holds the verdict, the handles, the cited (and, with `attribute=True`, attributed) record ids,
-the ids withheld from a retry (`repair="withhold"`) and the report of the assembly the answer was checked
+the ids withheld from a retry (`repair="withhold"`, the default) with a sentence for the reader naming
+them (`withheld_note`), and the report of the assembly the answer was checked
 against (every node included or dropped with a reason). `stream_query` yields `Delta` / `Flagged` / `Done` events.
 Needs `pip install 'evidencepack[llamaindex]'`.
 """
@@ -61,12 +62,13 @@ def to_chat_messages(messages: Sequence[ChatMessage]) -> list[LIMessage]:
 
 class EvidencePackQueryEngine(CustomQueryEngine):
     """Retrieve with `retriever`, assemble (bad or repeated nodes reported, not raised), ask `llm`, and
-    validate; regenerate at most `policy.attempts` times on `policy.regenerate_on` findings."""
+    validate; regenerate at most `policy.attempts` times on `policy.regenerate_on` findings. The default
+    policy withholds (`Policy(repair="withhold")`): the engine reassembles the retrieved nodes itself."""
 
     retriever: BaseRetriever
     llm: LLM
     as_of: Any
-    policy: Policy = Field(default_factory=Policy)
+    policy: Policy = Field(default_factory=lambda: Policy(repair="withhold"))
     on_invalid: OnInvalid = "drop"
     score_kind: ScoreKind = "similarity"
     assemble_kwargs: dict[str, Any] = Field(default_factory=dict)
@@ -75,12 +77,12 @@ class EvidencePackQueryEngine(CustomQueryEngine):
     def from_args(cls, *, retriever: BaseRetriever, llm: LLM, as_of: Any, attempts: int = 2,
                   regenerate_on: Sequence[str] = REGENERATE_ON, uncited: Severity = "warn",
                   stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-                  repair: Repair = "ask", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
+                  repair: Repair = "withhold", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                   **assemble_kwargs: Any) -> EvidencePackQueryEngine:
         """The citation options are `Policy`'s (`attribute=True` checks uncited sentences against the sources
-        their content matches; `repair="withhold"` asks a stale-only answer's question again on the retrieved
-        nodes without the weak ones it rested on); keyword arguments beyond these are `assemble`'s (`order`,
-        `budget`, …)."""
+        their content matches; `repair="withhold"`, the default, asks a stale-only answer's question again on
+        the retrieved nodes without the weak ones it rested on, `"ask"` sends a repair turn instead); keyword
+        arguments beyond these are `assemble`'s (`order`, `budget`, …)."""
         policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
         return cls(retriever=retriever, llm=llm, as_of=as_of, on_invalid=on_invalid, score_kind=score_kind,
                    policy=policy, assemble_kwargs=assemble_kwargs)
@@ -156,6 +158,7 @@ def _response(result: Answered, nodes: Sequence[NodeWithScore]) -> Response:
             "valid": result.verdict.valid,
             "attempts": result.attempts,
             "withheld": list(result.withheld),
+            "withheld_note": result.withheld_note(),
             "handles": {m.handle: m.id for m in manifest},
             "cited_ids": list(result.verdict.cited_ids),
             "attributed_ids": list(result.verdict.attributed_ids),

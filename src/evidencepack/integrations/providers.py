@@ -34,6 +34,7 @@ from .common import (
     answer_async,
     answer_stream,
     answer_stream_async,
+    default_repair,
 )
 
 if importlib.util.find_spec("openai") is None and importlib.util.find_spec("anthropic") is None:
@@ -114,52 +115,58 @@ def _anthropic(messages: Sequence[ChatMessage]) -> AnthropicRequest:
 
 def ask(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
         regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn", stale_only: Severity = "error",
-        unsupported_value: Severity = "warn", attribute: bool = False, repair: Repair = "ask",
+        unsupported_value: Severity = "warn", attribute: bool = False, repair: Repair | None = None,
         reassemble: Reassemble | None = None, max_tokens: int | None = None, **create: Any) -> Answered:
     """Send, validate, regenerate (at most `attempts` times, only on `regenerate_on` findings).
 
     For a model that rarely writes handles, `attribute=True` checks what its uncited sentences rest on, and
     `unsupported_value="error"` with `"unsupported_value"` in `regenerate_on` asks again when a sentence
-    states a number its sources do not. `repair="withhold"` with `reassemble` (withheld record ids -> a new
-    `Assembly` of the same records without them) asks a stale-only answer's question afresh without the weak
-    sources it rested on, instead of sending a repair turn. `max_tokens` defaults to the assembly's output
-    reserve for Anthropic (which requires it); extra keyword arguments go to the SDK's create call unchanged.
+    states a number its sources do not. Given `reassemble` (withheld record ids -> a new `Assembly` of the same
+    records without them), a stale-only answer's question is asked afresh without the weak sources it rested
+    on (`repair="withhold"`, the default when `reassemble` is given) instead of with a repair turn (`"ask"`,
+    the default without it; other findings always get the repair turn). `max_tokens` defaults to the
+    assembly's output reserve for Anthropic (which requires it); extra keyword arguments go to the SDK's
+    create call unchanged.
     """
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
+    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
+                    repair or default_repair(reassemble))
     return answer(assembly, call.complete, policy=policy, reassemble=reassemble)
 
 
 async def ask_async(client: AsyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                     regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
                     stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-                    repair: Repair = "ask", reassemble: Reassemble | None = None, max_tokens: int | None = None,
+                    repair: Repair | None = None, reassemble: Reassemble | None = None, max_tokens: int | None = None,
                     **create: Any) -> Answered:
     """`ask` with `AsyncOpenAI` or `AsyncAnthropic` (`reassemble` stays a plain function)."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
+    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
+                    repair or default_repair(reassemble))
     return await answer_async(assembly, call.acomplete, policy=policy, reassemble=reassemble)
 
 
 def ask_stream(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
                stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-               repair: Repair = "ask", reassemble: Reassemble | None = None, max_tokens: int | None = None,
+               repair: Repair | None = None, reassemble: Reassemble | None = None, max_tokens: int | None = None,
                **create: Any) -> Iterator[Event]:
     """`ask`, streamed: `Delta` text, `Flagged` findings as soon as a bad handle closes, then `Done`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
+    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
+                    repair or default_repair(reassemble))
     return answer_stream(assembly, call.stream, policy=policy, reassemble=reassemble)
 
 
 def ask_stream_async(client: AsyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                      regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
                      stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
-                     repair: Repair = "ask", reassemble: Reassemble | None = None, max_tokens: int | None = None,
+                     repair: Repair | None = None, reassemble: Reassemble | None = None, max_tokens: int | None = None,
                      **create: Any) -> AsyncIterator[Event]:
     """`ask_stream` with an async client: `async for event in ask_stream_async(...)`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
+    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
+                    repair or default_repair(reassemble))
     return answer_stream_async(assembly, call.astream, policy=policy, reassemble=reassemble)
 
 
