@@ -3,8 +3,10 @@
 Verdicts (what the seed measured):
 - `current`: the current rule is asserted and the stale one is not mentioned.
 - `stale`: the stale rule is asserted *instead of* the current one (the current rule is absent).
-- `surfaced`: both appear, and the stale one is marked as outdated/informal or the conflict is named.
-- `confused`: both appear and nothing says which one holds.
+- `surfaced`: both appear, and the stale one is marked as outdated/informal wherever it is stated, or the
+  conflict is named in words.
+- `confused`: both appear and nothing says which one holds, or the stale rule is stated plainly as an answer
+  in one place and marked only in another (the reader is left with two answers).
 - `none`: neither is asserted (a refusal, an off-topic answer, or only a marked-as-outdated mention).
 
 Quoting or negating a record is not asserting it: a stale match is *marked* when its sentence carries an
@@ -213,9 +215,12 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     mentioned = [h for h in stale if h.status != "negated"]
     asserted = [h for h in mentioned if h.status in ("asserted", "reported")]
     marked = [h for h in mentioned if h.status == "marked"]
-    named = bool(marked) or names_conflict(answer) or any(
-        re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
+    said = names_conflict(answer) or any(re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
+    named = bool(marked) or said
     flags = named or bool(_FLAGS.search(answer))
+    # The stale rule stated as the answer in one sentence and marked as outdated in another leaves the reader
+    # two answers: only a conflict said in words makes that a surfaced conflict.
+    plainly_stated = any(h.status == "asserted" for h in mentioned)
 
     def verdict(v: str, reason: str) -> Judgement:
         return Judgement(v, tuple(cur), tuple(stale), named, reason, flags, v == "none" and is_refusal(answer))
@@ -223,8 +228,10 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     if has_cur and not mentioned:
         return verdict("current", "current rule, no stale rule")
     if has_cur:
-        if named:
+        if said or (named and not plainly_stated):
             return verdict("surfaced", "both; stale marked or conflict named")
+        if named:
+            return verdict("confused", "both; the stale rule stated as an answer, marked only elsewhere")
         return verdict("confused", "both; nothing says which holds")
     if asserted:
         return verdict("stale", "stale rule without the current one")
