@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evidencepack.eval.backends import ScriptedBackend
 from evidencepack.eval.datasets import TrapQuestion, load_traps
@@ -229,6 +231,15 @@ def test_a_per_diem_without_the_dollar_sign_is_still_the_amount() -> None:
     # the rules swapped between the lines: the stale rule is the answer, nothing marks it
     ("Answer: Email your manager within 24 hours [S2].\nConflict on badge-loss: [S2] (informal) says report it to "
      "the security desk within 1 hour, but [S1] (authoritative, current) holds.", "confused"),
+    # the slot filled over two sentences: the whole conflict line is the model's account of the marked source
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: [S2] (informal, EXPIRED "
+     "since 2025-01-01) says lost badges are no big deal. Just email your manager within 24 hours.", "surfaced"),
+    # a conflict line that marks nothing does not excuse a stale rule on it
+    ("Answer: Report it to the security desk within 1 hour [S1].\nConflicts: none. Email your manager within 24 "
+     "hours.", "confused"),
+    # and the line's mark reaches no other line
+    ("Answer: Report it to the security desk within 1 hour [S1]. Or email your manager within 24 hours.\n"
+     "Conflict on badge-loss: [S2] (informal) says so.", "confused"),
     # the slot left unfilled: the answer alone counts
     ("Answer: Report it to the security desk within 1 hour [S1].\nConflict on badge-loss: [S2] (informal) says "
      "<what it says>, but [S1] (authoritative, current) holds.", "current"),
@@ -236,3 +247,11 @@ def test_a_per_diem_without_the_dollar_sign_is_still_the_amount() -> None:
 def test_conflict_form_answers(answer: str, verdict: str) -> None:
     j = judge(answer, BADGE)
     assert j.verdict == verdict, j.to_dict()
+
+
+@given(st.lists(st.sampled_from(list("aB .!?\n:\t\r") + ["Conflicts:", "Conflict on x-y:", "S2", "\n\n", "\u2028"]),
+                max_size=40).map("".join))
+def test_every_sentence_gets_its_line(text: str) -> None:
+    from evidencepack.eval.judge import _conflict_lines
+
+    assert len(_conflict_lines(text)) == len(sentences(text))

@@ -17,7 +17,9 @@ past tense anywhere nearby ("…which states: 'If your badge was lost, …'"), i
 the answer qualifying the claim, and marks nothing. The sentence after the claim counts only when it opens
 by pointing back at it ("This…", "However…") and its first clause carries the cue.
 A reported stale rule with no current rule beside it is still a stale answer: the reader is handed the
-stale guidance as the answer.
+stale guidance as the answer. On an answer form's conflict line ("Conflicts: …", "Conflict on <topic>: …") a
+mark anywhere on the line covers every sentence of it: the line is the model's account of what a source it
+marks as outdated says, however many sentences that takes.
 """
 
 from __future__ import annotations
@@ -124,6 +126,17 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
+def _conflict_lines(text: str) -> list[str]:
+    """For each sentence of `sentences(text)`, the text of its line after an answer form's conflict label
+    ("Conflicts:", "Conflict on pto-carryover:"), or "" when its line carries no such label. Sentences never
+    span lines (a line break splits them), so each line's sentences are counted in order."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        label = _LABEL.match(line)
+        out += [line[label.end():] if label else ""] * len(sentences(line))
+    return out
+
+
 def _clause_before(sentence: str, start: int) -> str:
     """The text of the clause a match starts in, up to the match."""
     before = sentence[:start]
@@ -156,7 +169,7 @@ def _points_back_and_marks(nxt: str) -> bool:
     return bool(_MARK.search(head))
 
 
-def _stale_status(sents: list[str], i: int, m: re.Match[str]) -> str:
+def _stale_status(sents: list[str], i: int, m: re.Match[str], conflict_line: str = "") -> str:
     s = sents[i]
     if _negated(s, m.start(), NEG_WINDOW):
         return "negated"
@@ -165,6 +178,10 @@ def _stale_status(sents: list[str], i: int, m: re.Match[str]) -> str:
     rest = s[: m.start()] + " … " + s[m.end():]
     nxt = sents[i + 1] if i + 1 < len(sents) else ""
     if _MARK.search(_unquoted(rest)) or _points_back_and_marks(nxt):
+        return "marked"
+    # On an answer form's conflict line, the model is giving its account of the conflict: what a source it
+    # marks there as outdated says ("[S2] (superseded) says A. B.") is marked in every sentence of the line.
+    if conflict_line and _MARK.search(_unquoted(conflict_line.replace(m.group(0), " … "))):
         return "marked"
     if _ATTRIB.search(rest):
         return "reported"
@@ -206,7 +223,10 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
         before = sents[i][: m.start()].split()
         negated = bool(before) and bool(re.fullmatch(r"(?:not|never|\w+n't)", before[-1], re.IGNORECASE))
         cur.append(Hit(p, m.group(0), i, "negated" if negated else "asserted"))
-    stale = [Hit(p, m.group(0), i, _stale_status(sents, i, m)) for p, i, m in _find(trap.stale, sents)]
+    lines = _conflict_lines(answer)
+    if len(lines) != len(sents):  # never expected (both split at every line break); then no line is a form's
+        lines = [""] * len(sents)
+    stale = [Hit(p, m.group(0), i, _stale_status(sents, i, m, lines[i])) for p, i, m in _find(trap.stale, sents)]
     # A stale match inside a sentence that also holds a current match for the same words is the same claim
     # seen twice (e.g. "does not carry over" vs "carry over"): the current reading wins.
     cur_spans = {(h.sentence, h.text.lower()) for h in cur if h.status == "asserted"}
