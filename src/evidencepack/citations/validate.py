@@ -30,6 +30,23 @@ _OUTDATED_CUES = re.compile(
     r"informal|earlier guidance|prior policy|not current|replaced|however|but)\b", re.IGNORECASE)
 
 
+# An answer form's conflict line ("Conflicts: …", `conflict_form`'s "Conflict on pto-carryover: …"), or the line
+# right under a bare label: the model's account of what the disagreeing sources say.
+_CONFLICT_LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradictions?)(?:\s+on\s+[\w.-]+)?[\W_]*:",
+                            re.IGNORECASE)
+
+
+def _reports_a_conflict(text: str, start: int) -> bool:
+    """Is the sentence at `start` on a conflict line that marks its sources as outdated? Such a line reports
+    what the weak sources say, however many sentences that takes; the answer does not rest on it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    above = text[:max(line_start - 1, 0)].rstrip("\n").rsplit("\n", 1)[-1] if line_start else ""
+    labelled = bool(_CONFLICT_LABEL.match(line)) or bool(_CONFLICT_LABEL.fullmatch(above.strip()))
+    return labelled and bool(_OUTDATED_CUES.search(line))
+
+
 def scan(text: str, grammar: Grammar) -> tuple[list[Cite], list[tuple[int, int]]]:
     """Every cited item outside code, in order, and the units of the text (for the sentence splitter)."""
     cites: list[Cite] = []
@@ -133,7 +150,7 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
                                     f"and cites nothing{matches}", s.index, s.start, s.end))
         rests_on = cited or list(guessed)
         if (rests_on and levels["stale_only"] != "off" and all(index.sources[h].weak for h in rests_on)
-                and not _OUTDATED_CUES.search(s.text)):
+                and not _OUTDATED_CUES.search(s.text) and not _reports_a_conflict(text, s.start)):
             weak = ", ".join(sorted(set(rests_on)))
             how = "" if cited else ", attributed: it cites nothing and its content matches them"
             findings.append(Finding("stale_only", levels["stale_only"], f"sentence {s.index + 1} rests only on "
