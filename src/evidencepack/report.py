@@ -47,6 +47,8 @@ class ManifestEntry:
     source_system: str | None = None
     topic: str | None = None
     absorbed: tuple[str, ...] = ()
+    valid_from: str | None = None  # the validity window (ISO), so a reader-facing note can date an expiry
+    valid_until: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -214,6 +216,8 @@ def _manifest_entry(handle: str, position: int, c: Candidate, tokens: int, absor
         handle=handle, id=r.id, position=position, rank=c.rank, tokens=tokens, status=c.status,
         authority=r.authority, sensitivity=r.sensitivity, doc=encodable(r.doc), section=encodable(r.section),
         url=encodable(r.url), date=r.date.isoformat() if r.date else None,
+        valid_from=r.valid_from.isoformat() if r.valid_from else None,
+        valid_until=r.valid_until.isoformat() if r.valid_until else None,
         source_system=encodable(r.source_system), topic=encodable(r.topic), absorbed=tuple(absorbed),
     )
 

@@ -101,6 +101,7 @@ def _reader_case(reason: str) -> str:
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _EXPIRED = re.compile(r"EXPIRED since ([0-9]{4}-[0-9]{2}-[0-9]{2})")
 _NOT_YET = re.compile(r"not valid until ([0-9]{4}-[0-9]{2}-[0-9]{2})")
+_ISO_DATE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ][0-9:.+\-Z]*)?$")
 LABEL_CHARS = 80  # a source's name in a note: enough to recognise it, too short to carry a message
 
 
@@ -112,8 +113,8 @@ def withheld_note(withheld: Iterable[str], assembly: Any) -> str:
     Built from metadata only (name, section, authority, validity, date), never from record text, and never
     stating what the answer is. `assembly` is the assembly the ids were withheld from, or a list of
     assemblies (first first, as `Answered.earlier`): each id is described from the first that lists it.
-    The expiry date is given when the assembler reported it (the record is in a conflict group), else the
-    status alone. Names come from retrieved records, so they are neutralised as prompt headers are, cut
+    The expiry date comes from the conflict report or the manifest's validity window (ISO dates only), else
+    the status stands alone. Names come from retrieved records, so they are neutralised as prompt headers are, cut
     to `LABEL_CHARS`, and stripped of brackets, parentheses and semicolons (the note's own punctuation).
     An id in no given manifest is a `CitationInputError`."""
     if isinstance(withheld, str | bytes) or not isinstance(withheld, Iterable):
@@ -167,14 +168,20 @@ def _withheld_reasons(source: Source, index: SourceIndex) -> tuple[str, ...]:
     reported = _reported_reasons(source.handle, index)
     reasons = [source.authority] if source.authority in WEAK_AUTHORITIES else []
     if source.status == "expired":
-        since = next((m.group(1) for r in reported if (m := _EXPIRED.fullmatch(r))), None)
+        since = next((m.group(1) for r in reported if (m := _EXPIRED.fullmatch(r))), None) or _iso(source.valid_until)
         reasons.append(f"expired since {since}" if since else "expired")
     elif source.status == "not_yet_valid":
-        until = next((m.group(1) for r in reported if (m := _NOT_YET.fullmatch(r))), None)
+        until = next((m.group(1) for r in reported if (m := _NOT_YET.fullmatch(r))), None) or _iso(source.valid_from)
         reasons.append(f"not valid until {until}" if until else "not yet valid")
     elif source.status != "current":
         reasons.append("not current")
     return tuple(reasons)
+
+
+def _iso(value: str | None) -> str | None:
+    """The date part of an ISO date or datetime from the manifest, or None: nothing else reaches a note."""
+    m = _ISO_DATE.match(value) if value else None
+    return m.group(1) if m else None
 
 
 def _reported_reasons(handle: str, index: SourceIndex) -> tuple[str, ...]:

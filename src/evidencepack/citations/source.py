@@ -35,6 +35,8 @@ class Source:
     section: str | None = None
     url: str | None = None
     date: str | None = None  # the record's own date (ISO), for notes to the reader
+    valid_from: str | None = None  # the validity window as the manifest gives it (ISO), for notes to the reader
+    valid_until: str | None = None
 
     @property
     def weak(self) -> bool:
@@ -187,7 +189,8 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
             raise _fail(where, "has no included record in report.records")
         sources[h] = Source(h, record_id, _str(entry, "status", where), _str(entry, "authority", where),
                             _str(entry, "doc", where), _str(entry, "section", where), _str(entry, "url", where),
-                            _str(entry, "date", where))
+                            _str(entry, "date", where), _str(entry, "valid_from", where),
+                            _str(entry, "valid_until", where))
         handle_of[record_id] = h
     boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
     return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),
