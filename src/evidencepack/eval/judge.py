@@ -223,9 +223,7 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
         before = sents[i][: m.start()].split()
         negated = bool(before) and bool(re.fullmatch(r"(?:not|never|\w+n't)", before[-1], re.IGNORECASE))
         cur.append(Hit(p, m.group(0), i, "negated" if negated else "asserted"))
-    lines = _conflict_lines(answer)
-    if len(lines) != len(sents):  # never expected (both split at every line break); then no line is a form's
-        lines = [""] * len(sents)
+    lines = _conflict_lines(answer)  # one per sentence (a property test holds the two splits together)
     stale = [Hit(p, m.group(0), i, _stale_status(sents, i, m, lines[i])) for p, i, m in _find(trap.stale, sents)]
     # A stale match inside a sentence that also holds a current match for the same words is the same claim
     # seen twice (e.g. "does not carry over" vs "carry over"): the current reading wins.
