@@ -217,6 +217,20 @@ def test_the_rebuilt_assembly_has_the_first_ones_options():
         reassembler([], QUESTION, None)
 
 
+def test_a_rebuild_that_ranks_the_sources_differently_is_refused():
+    from evidencepack.adapters import haystack_dicts
+    from evidencepack.integrations.common import reassembler
+
+    first = run(pipeline([GOOD], rebuild=True))["pack"]["assembly"]
+    same = reassembler(haystack_dicts(documents()), QUESTION, first["report"]["settings"], original=first)
+    assert [m.id for m in same(("hb-2024",)).manifest] == ["hb-2025", "slack-2023"]
+    # scores read as distances: the order flips, so the retry would answer on another selection
+    flipped = reassembler(haystack_dicts(documents(), score_kind="distance"), QUESTION,
+                          first["report"]["settings"], original=first)
+    with pytest.raises(EvidencepackError, match="score_kind"):
+        flipped(("hb-2024",))
+
+
 def test_without_the_inputs_or_with_ask_the_repair_turn_is_sent_as_before():
     for rebuild, check in ((False, {}), (True, {"repair": "ask"})):
         SEEN.clear()

@@ -372,16 +372,43 @@ def without(records: Iterable[Any], withheld: Iterable[str]) -> list[Any]:
     return [r for r in records if kept(r)]
 
 
-def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, Any], **options: Any) -> Reassemble:
+def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, Any], *,
+                original: Mapping[str, Any] | None = None, **options: Any) -> Reassemble:
     """`reassemble` for an assembly known only by its JSON (a Haystack component gets no more): the same
     records without the withheld ones, the same question, and the options its report recorded
     (`report.settings`, read back by `Options.kwargs_from_settings`), plus `options` it cannot record (a
-    boundary key, a tokenizer object)."""
+    boundary key, a tokenizer object). Given the `original` assembly dict, each rebuild must rank the sources
+    both share in the same order; records converted differently (another `score_kind`, other documents)
+    would otherwise answer the retry on a silently different selection."""
     if not isinstance(settings, Mapping):
         raise OptionError("the assembly's report has no settings to reassemble from")
     kwargs = {**Options.kwargs_from_settings(settings), **options}
     kept = list(records)
-    return lambda withheld: assemble_lenient(without(kept, withheld), question, **kwargs)
+    expected = _ranked_ids(original.get("manifest", ())) if original is not None else None
+
+    def rebuild(withheld: tuple[str, ...]) -> Assembly:
+        fresh = assemble_lenient(without(kept, withheld), question, **kwargs)
+        if expected is not None:
+            _check_same_ranking(expected, _ranked_ids(m.to_dict() for m in fresh.manifest))
+        return fresh
+
+    return rebuild
+
+
+def _ranked_ids(manifest: Iterable[Any]) -> list[str]:
+    entries = [m for m in manifest if isinstance(m, Mapping) and isinstance(m.get("rank"), int)]
+    return [str(m.get("id")) for m in sorted(entries, key=lambda m: m["rank"])]
+
+
+def _check_same_ranking(expected: Sequence[str], rebuilt: Sequence[str]) -> None:
+    """The sources both assemblies include must come in the same rank order."""
+    shared = set(expected) & set(rebuilt)
+    before = [i for i in expected if i in shared]
+    after = [i for i in rebuilt if i in shared]
+    if before != after:
+        raise OptionError(f"the rebuilt assembly ranks its sources {after} where the original ranked them "
+                          f"{before}: the records were converted differently (is the validator's score_kind "
+                          "the assembler's?) or are not the documents the assembler got")
 
 
 def result_of(events: Iterable[Event]) -> Answered:

@@ -124,7 +124,8 @@ class CitationValidator:
     then a reply resting only on weak sources is asked afresh on the same documents without them, with the
     options the assembly's report recorded ("withhold", the default when both inputs arrive); every other
     finding, and every finding without those inputs, is sent back with exactly what was wrong ("ask").
-    `score_kind` must be the assembler's (`cited_pipeline` passes it on)."""
+    `score_kind` must be the assembler's (`cited_pipeline` passes it on); a rebuild that ranks the sources
+    differently from the assembly it received raises `OptionError`."""
 
     def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
                  chat_generator: Any = None, attempts: int = 2, regenerate_on: list[str] | None = None,
@@ -201,7 +202,8 @@ class CitationValidator:
         settings = report.get("settings") if isinstance(report, dict) else None
         if not isinstance(settings, dict):
             raise IntegrationInputError("the assembly has no report.settings to rebuild it from")
-        return reassembler(haystack_dicts(documents, score_kind=self.score_kind), question, settings)
+        return reassembler(haystack_dicts(documents, score_kind=self.score_kind), question, settings,
+                           original=assembly)
 
     def to_dict(self) -> dict[str, Any]:
         generator = component_to_dict(self.chat_generator, "chat_generator") if self.chat_generator else None
