@@ -184,6 +184,10 @@ PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
 def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
     assert {k: condition_options("original")[k] for k in PINNED} == PINNED
     assert condition_options("flat") == {"format": "flat", "order": "edges"}
+    assert condition_options("flat+exclude") == {"format": "flat", "order": "edges", **TRAP_VARIANTS["exclude"]}
+    for other in ("flat+guard", "flat+exclude+reminder"):
+        with pytest.raises(ValueError, match="only \\+exclude"):
+            condition_options(other)
     for name, variant in TRAP_VARIANTS.items():
         opts = condition_options(f"original+{name}")
         assert {k: opts[k] for k in PINNED} == {**PINNED, **{k: v for k, v in variant.items() if k in PINNED}}
@@ -212,3 +216,15 @@ def test_sweep_prompts_pin_the_options_whose_defaults_moved(system: str | None) 
                         conflict_notice=False, boundary_key=EVAL_KEY, system_template=system,
                         **{k: v for k, v in PINNED.items() if k != "order"})
         assert run.messages(item)[0] == want.messages
+
+
+def test_flat_exclude_flattens_what_structured_exclude_keeps() -> None:
+    run = TrapRun(ScriptedBackend(), load_traps(), corpus(), Sampling())
+    left_out = 0
+    for trap in load_traps():
+        flat, kept = run.assembly(trap, "flat+exclude"), run.assembly(trap, "structured+exclude")
+        assert flat.format == "flat"
+        assert sorted(m.id for m in flat.manifest) == sorted(m.id for m in kept.manifest)
+        assert {m.status for m in flat.manifest} <= {"current", "undated"}
+        left_out += len(trap.records) - len(flat.manifest)
+    assert left_out > 0

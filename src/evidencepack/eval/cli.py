@@ -95,7 +95,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     t.add_argument("--conditions", default="flat,structured,structured+guard",
                    help=f"comma-separated; each is {' or '.join(TRAP_BASES)} (structured: the library's defaults; "
                         "original: the first structured layout, pinned), then any of "
-                        f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+reminder, original+compact)")
+                        f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+reminder, original+compact; "
+                        "flat takes only +exclude)")
     t.add_argument("--limit", type=int, help="only the first N questions")
     t.add_argument("--guard-on", default=",".join(GUARD_KINDS),
                    help="findings a +guard condition regenerates on, comma-separated (default "

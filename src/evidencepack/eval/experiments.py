@@ -30,7 +30,8 @@ EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducibl
 #: - `original` pins the first structured layout (`text` blocks, `edges` order, the `if-unanswered` line), so its
 #:   prompts, and the cached answers keyed on them, never move; the published variant tables compare against it
 #:   (they were run when it was still called `structured`).
-#: - `flat` is the failing baseline: record texts joined, no handles, no metadata.
+#: - `flat` is the failing baseline: record texts joined, no handles, no metadata. `flat+exclude` flattens the
+#:   records `structured+exclude` keeps, to tell what the structure does from what leaving stale records out does.
 TRAP_BASES: dict[str, dict[str, Any]] = {
     "flat": {"format": "flat", "order": "edges"},
     "structured": {},
@@ -84,8 +85,9 @@ def condition_options(condition: str) -> dict[str, Any]:
     if unknown or len(set(parts)) != len(parts):
         raise ValueError(f"unknown condition(s) {condition}: unknown or repeated variant(s) "
                          f"{', '.join(unknown) or 'repeated'} (variants: {', '.join(TRAP_VARIANTS)})")
-    if base == "flat" and parts:
-        raise ValueError(f"{condition!r}: the flat baseline takes no variants")
+    if base == "flat" and set(parts) - {"exclude"}:
+        raise ValueError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
+                         "structured+exclude prompt shows, flattened)")
     out = dict(TRAP_BASES[base])
     for p in parts:
         out.update(TRAP_VARIANTS[p])
