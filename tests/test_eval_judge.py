@@ -210,7 +210,11 @@ def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -
     ("parental-leave", "Answer: 8 weeks\nConflicts: [S1]", "stale"),
     ("shift-swap", "Answer: No, not without the shift supervisor's approval [S1].\nConflicts: none", "current"),
     ("shift-swap", "Answer: No, not without the shift supervisor's approval [S1].\nConflict on shift-swap: none",
-     "current"),
+     "current"),    # a line's lead-in is read past too (held-out 1.5B answers: "The answer is: Yes, it is OK to let …")
+    ("shift-swap", "The answer is: No, not without the shift supervisor's approval [S1].", "current"),
+    ("shift-swap", "The short answer is yes, you two can trade it.", "stale"),
+    ("shift-swap", "Note: the answer is yes, between yourselves.", "stale"),  # the stale phrase, not the lead-in
+    ("shift-swap", "Yes, the answer is in the scheduling app.", "confused"),  # "is" mid-line is no lead-in
 ])
 def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAPS[qid])

@@ -210,8 +210,10 @@ def _find(patterns: Sequence[str], sents: list[str]) -> list[tuple[str, int, re.
     return found
 
 
-# An answer form's "Answer:" label is not part of the answer: "Answer: No, …" opens with "No".
-_ANSWER_LABEL = re.compile(r"^[ \t*_#]*answer[ \t*_]*:[ \t*_]*", re.IGNORECASE | re.MULTILINE)
+# An answer form's "Answer:" label is not part of the answer: "Answer: No, …" opens with "No". Nor is a line's
+# lead-in "The answer is: Yes, …" / "The short answer is no, …" (seen on the held-out set).
+_ANSWER_LABEL = re.compile(r"^[ \t*_#]*(?:answer[ \t*_]*:|(?:the|my) (?:(?:short|simple|correct|final) )?answer "
+                           r"is\b[ \t*_]*:?)[ \t*_]*", re.IGNORECASE | re.MULTILINE)
 
 
 def judge(answer: str, trap: TrapQuestion) -> Judgement:
