@@ -16,8 +16,11 @@ RECORDS = [
 GOOD = "Unused PTO does not carry over; it is forfeited on December 31 [S1]."
 UNKNOWN = "Unused PTO does not carry over at all [S9]."
 STALE = "Up to five days of PTO carry over into the next year [S3]."
-# no handle at all, but its content is last year's (superseded) rule: only attribution can see it is stale
+# no handle at all, but its content is last year's (superseded) rule: attribution sees the sentence rests on it;
+# without attribution only its value ("five days", stated by the superseded record alone) gives it away
 UNCITED_STALE = "Up to five days of PTO carry over into the next year."
+# the same rule without a value: only attribution can see it is stale
+UNCITED_STALE_WORDS = "Unused PTO carries over into the next year."
 WRONG_DATE = "Unused PTO does not carry over; it is forfeited on December 30 [S1]."  # S1 says December 31
 
 

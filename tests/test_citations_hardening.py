@@ -53,7 +53,9 @@ def test_issue_reproduction_record_id_does_not_borrow_authority():
     assert not stale.valid and [f.kind for f in stale.findings] == ["stale_only"]
     borrowed = validate_citations("You may carry over 40 days [hb-2025].", ISSUE)
     assert not borrowed.valid
-    assert [f.kind for f in borrowed.findings] == ["record_id"]
+    # the id is not a citation; the 40 days still came from the stale message, whatever the sentence points at
+    assert [f.kind for f in borrowed.findings] == ["stale_value", "record_id"]
+    assert borrowed.findings[0].sources == ("S2",) and "40 days" in borrowed.findings[0].message
     assert borrowed.cited_ids == () and borrowed.coverage == 0.0
     # ...and nothing downstream treats it as support: no link, and strip removes it.
     assert "hr.example" not in resolve("You may carry over 40 days [hb-2025].", ISSUE)
@@ -313,7 +315,7 @@ def test_bad_arguments_are_typed_errors(call):
 
 def test_severities_are_one_mapping():
     assert set(SEVERITIES) == {"unknown_handle", "record_id", "excluded_source", "uncited", "stale_only",
-                               "unsupported_value"}
+                               "stale_value", "unsupported_value"}
     answer = "It does not carry over [hb]."
     assert not validate_citations(answer, A).valid
     relaxed = validate_citations(answer, A, severities={"record_id": "warn"})

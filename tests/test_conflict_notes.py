@@ -123,12 +123,14 @@ def test_withhold_names_the_weak_sources_a_stale_only_sentence_rests_on_and_thei
     assert withhold(verdict, DEMO) == ("hb-pto-carryover-2024", "slack-pto-carryover-2023")
 
 
-def test_withhold_is_empty_without_a_stale_only_finding_and_never_holds_back_a_current_source() -> None:
+def test_withhold_is_empty_without_a_stale_finding_and_never_holds_back_a_current_source() -> None:
     assert withhold(validate_citations(f"{CURRENT_CLAIM} [{CUR}]", DEMO), DEMO) == ()
+    # citing the current record beside the old one does not launder the old value: stale_value names its sources
     mixed = validate_citations(f"{STALE_CLAIM} [{OLD}][{CUR}]", DEMO)
-    assert withhold(mixed, DEMO) == ()
-    off = validate_citations(f"{STALE_CLAIM} [{OLD}]", DEMO, stale_only="off")
-    assert withhold(off, DEMO) == ()
+    assert [f.kind for f in mixed.findings] == ["stale_value"]
+    assert withhold(mixed, DEMO) == ("hb-pto-carryover-2024", "slack-pto-carryover-2023")
+    off = validate_citations(f"{STALE_CLAIM} [{OLD}]", DEMO, stale_only="off", severities={"stale_value": "off"})
+    assert off.findings == () and withhold(off, DEMO) == ()
 
 
 def test_withhold_works_on_attributed_support() -> None:
@@ -164,8 +166,13 @@ def test_validate_cli_prints_notes(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out["withhold"] == ["hb-pto-carryover-2024", "slack-pto-carryover-2023"]
     assert main(["validate", str(a), str(ans), "--attribute", "--notes"]) == 1
     assert "Note: Conflicting sources: this answer rests on" in capsys.readouterr().out
-    assert main(["validate", str(a), str(ans), "--json"]) == 0  # uncited is a warning; nothing to rest on
-    assert "conflict_notes" not in json.loads(capsys.readouterr().out)
+    # without attribution the sentence rests on nothing, yet its value is one only the weak sources state
+    assert main(["validate", str(a), str(ans), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert "conflict_notes" not in out
+    assert [(f["kind"], f["sources"]) for f in out["findings"]] == [("uncited", []), ("stale_value", [OLD])]
+    ans.write_text(CURRENT_CLAIM, "utf-8")
+    assert main(["validate", str(a), str(ans), "--json"]) == 0  # uncited is a warning
 
 
 # ---------------------------------------------------------------- the eval harness

@@ -22,6 +22,7 @@ from integration_data import (  # noqa: E402
     QUESTION,
     RECORDS,
     UNCITED_STALE,
+    UNCITED_STALE_WORDS,
     UNKNOWN,
     WRONG_DATE,
     attributed_stale,
@@ -158,8 +159,11 @@ def test_cited_pipeline_in_one_call_with_a_real_retriever():
 
 
 def test_attribute_flags_an_uncited_stale_reply_and_survives_serialisation():
-    off = run(pipeline([UNCITED_STALE]))["check"]
+    off = run(pipeline([UNCITED_STALE_WORDS]))["check"]
     assert off["valid"] and off["verdict"]["attributed_ids"] == [] and "attributed" not in off["resolved"]
+    by_value = run(pipeline([UNCITED_STALE]))["check"]  # its "five days" only the superseded S2 states
+    assert not by_value["valid"] and [f["sources"] for f in by_value["verdict"]["findings"]
+                                      if f["kind"] == "stale_value"] == [["S2"]]
     on = run(pipeline([UNCITED_STALE], attribute=True))["check"]
     assert not on["valid"] and attributed_stale(on["verdict"]) and on["sources"] == []
     assert "(attributed: [S2: Handbook 2024" in on["resolved"]

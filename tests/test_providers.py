@@ -122,18 +122,28 @@ def test_typed_messages_carry_the_assembly(assembly):
 
 
 UNCITED_STALE = "Up to five days of PTO carry over into the next year."
+UNCITED_STALE_WORDS = "Unused PTO carries over into the next year."  # the same rule with no value in it
 
 
 @pytest.mark.parametrize("make", CLIENTS)
 def test_attribution_lets_the_guard_act_on_an_answer_without_handles(make, assembly):
-    with FakeLLM([UNCITED_STALE]) as server:
+    with FakeLLM([UNCITED_STALE_WORDS]) as server:
         plain = providers.ask(make(server.url), assembly, model="m")
-    assert plain.verdict.valid and plain.attempts == 0  # nothing cited: nothing for the guard to act on
-    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+    assert plain.verdict.valid and plain.attempts == 0  # nothing cited, no value: nothing for the guard to act on
+    with FakeLLM([UNCITED_STALE_WORDS, GOOD]) as server:
         checked = providers.ask(make(server.url), assembly, model="m", attribute=True)
     assert checked.attempts == 1 and checked.answer == GOOD and checked.verdict.valid
     first = server.requests[1]["messages"][-1]["content"]
     assert "expired, superseded or informal" in first and "attributed" in first
+
+
+@pytest.mark.parametrize("make", CLIENTS)
+def test_a_value_only_stale_sources_state_triggers_the_guard_without_attribution(make, assembly):
+    with FakeLLM([UNCITED_STALE, GOOD]) as server:
+        checked = providers.ask(make(server.url), assembly, model="m")
+    assert checked.attempts == 1 and checked.answer == GOOD and checked.verdict.valid
+    retry = server.requests[1]["messages"][-1]["content"]
+    assert "'five days'" in retry and "stated only by expired, superseded or informal sources (S2)" in retry
 
 
 def rebuild(withheld):

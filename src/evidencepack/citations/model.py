@@ -32,6 +32,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType({
     "excluded_source": "error",
     "uncited": "warn",
     "stale_only": "error",
+    "stale_value": "error",
     "unsupported_value": "warn",
 })
 #: Kinds decided by a single citation (what streaming can report as soon as the citation is complete).
@@ -94,9 +95,12 @@ class Finding:
     start: int
     end: int
     handle: str | None = None
+    sources: tuple[str, ...] = ()  # the handles the finding is about beyond its one citation (`stale_value`)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        out["sources"] = list(self.sources)
+        return out
 
 
 @dataclass(frozen=True)

@@ -141,19 +141,22 @@ def regenerate(answer: str, assembly: Any, generate: Callable[[str], str], *, at
 
 def withhold(verdict: Verdict, assembly: Any) -> tuple[str, ...]:
     """Record ids to leave out of a second assembly when an answer rests only on weak sources: every source
-    a `stale_only` sentence rests on, and the other expired, superseded or informal members of the conflict
-    groups those sources belong to (a sibling that says the same old rule would mislead the retry just as
-    well). Current authoritative records are never withheld. Small models repeat their answer when asked to
-    repair it; a prompt without the misleading sources is a different question, and one they do answer.
+    a `stale_only` sentence rests on, every source a `stale_value` finding names, and the other expired,
+    superseded or informal members of the conflict groups those sources belong to (a sibling that says the
+    same old rule would mislead the retry just as well). Current authoritative records are never withheld.
+    Small models repeat their answer when asked to repair it; a prompt without the misleading sources is a
+    different question, and one they do answer.
 
     The retry is the caller's: `assemble([r for r in records if r.id not in withheld], question, ...)`, with the
-    same options. Empty when no `stale_only` finding was raised (at any severity)."""
+    same options. Empty when neither finding was raised (at any severity)."""
     index = read_assembly(assembly)
     flagged = {f.sentence for f in verdict.findings if f.kind == "stale_only"}
     handles = [h for s in verdict.support if s.sentence in flagged for h in s.handles if index.sources[h].weak]
     # a sentence the splitter does not count as stating has no support row, yet its citations can be stale-only
     written = [index.handle_of[c.record_id] for c in verdict.citations if c.sentence in flagged and c.record_id]
     handles += [h for h in written if index.sources[h].weak]
+    # a value only weak sources state came from them, whatever the sentence cites
+    handles += [h for f in verdict.findings if f.kind == "stale_value" for h in f.sources if h in index.sources]
     for c in index.conflicts:
         if any(h in handles for h, _ in c.others):
             handles += [h for h, _ in c.others]

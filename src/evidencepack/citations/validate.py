@@ -149,13 +149,21 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
             findings.append(Finding("uncited", levels["uncited"], f"sentence {s.index + 1} states something "
                                     f"and cites nothing{matches}", s.index, s.start, s.end))
         rests_on = cited or list(guessed)
+        reports = bool(_OUTDATED_CUES.search(s.text)) or _reports_a_conflict(text, s.start)
         if (rests_on and levels["stale_only"] != "off" and all(index.sources[h].weak for h in rests_on)
-                and not _OUTDATED_CUES.search(s.text) and not _reports_a_conflict(text, s.start)):
+                and not reports):
             weak = ", ".join(sorted(set(rests_on)))
             how = "" if cited else ", attributed: it cites nothing and its content matches them"
             findings.append(Finding("stale_only", levels["stale_only"], f"sentence {s.index + 1} rests only on "
                                     f"expired, superseded or informal sources ({weak}{how})", s.index, s.start,
                                     s.end))
+        elif s.stating and levels["stale_value"] != "off" and not reports:
+            for value, weak_sources in claims.weak_only(s.index):
+                findings.append(Finding(
+                    "stale_value", levels["stale_value"],
+                    f"sentence {s.index + 1}: {shorten(value.text, 40)!r} ({value.kind}) is stated only by "
+                    f"expired, superseded or informal sources ({', '.join(weak_sources)})",
+                    s.index, s.start + value.start, s.start + value.end, sources=weak_sources))
         if rests_on and levels["unsupported_value"] != "off":
             for value in claims.unsupported(s.index, tuple(rests_on)):
                 where = ", ".join(rests_on)
@@ -187,6 +195,7 @@ class _Claims:
         self._claims: list[str] | None = None
         self._attributor: Any = None
         self._values: dict[str, tuple[Value, ...]] = {}  # per source (and "" for the question), read once
+        self._claim_values: dict[int, tuple[Value, ...]] = {}
 
     def claim(self, sentence: int) -> str:
         """The sentence with its citation groups blanked (their digits are not claims)."""
@@ -206,19 +215,44 @@ class _Claims:
         handles: tuple[str, ...] = self._attributor.handles(self.claim(sentence))[0]
         return tuple(h for h in handles if h in self.index.sources)
 
+    def claim_values(self, sentence: int) -> tuple[Value, ...]:
+        from ..claims import extract_values
+
+        if sentence not in self._claim_values:
+            self._claim_values[sentence] = extract_values(self.claim(sentence))
+        return self._claim_values[sentence]
+
+    def _source_values(self, key: str) -> tuple[Value, ...]:
+        """The values of one source (by handle), or of the question (key ""), read once."""
+        from ..claims import extract_values
+
+        if key not in self._values:
+            self._values[key] = extract_values(self.index.passages[key] if key else self.index.question)
+        return self._values[key]
+
+    def weak_only(self, sentence: int) -> list[tuple[Value, tuple[str, ...]]]:
+        """The sentence's values that some shown source states and only weak ones do (expired, superseded,
+        informal), each with those sources: whatever the sentence cites, such a value came from them. Values
+        the question contains, or that no source states, are not this check's."""
+        from ..claims import supported
+
+        out = []
+        mine = self.claim_values(sentence)
+        for v in mine:
+            if supported(v, self._source_values("")):
+                continue
+            stating = tuple(h for h in self.index.passages if supported(v, self._source_values(h)))
+            if stating and all(self.index.sources[h].weak for h in stating):
+                out.append((v, stating))
+        return out
+
     def unsupported(self, sentence: int, handles: tuple[str, ...]) -> list[Value]:
         """The sentence's values that none of `handles` states (values in the question count as given)."""
-        from ..claims import extract_values, supported
+        from ..claims import supported
 
-        passages = self.index.passages
-        known = [h for h in handles if h in passages]
-        if not known:
-            return []
-        mine = extract_values(self.claim(sentence))
+        known = [h for h in handles if h in self.index.passages]
+        mine = self.claim_values(sentence) if known else ()
         if not mine:
             return []
-        for key, source in [*((h, passages[h]) for h in known), ("", self.index.question)]:
-            if key not in self._values:
-                self._values[key] = extract_values(source)
-        pool = [v for key in (*known, "") for v in self._values[key]]
+        pool = [v for key in (*known, "") for v in self._source_values(key)]
         return [v for v in mine if not supported(v, pool)]

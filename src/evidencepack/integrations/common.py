@@ -50,8 +50,8 @@ REPAIRS: tuple[str, ...] = ("ask", "withhold")
 #: question and the same options.
 Reassemble = Callable[[tuple[str, ...]], Assembly]
 #: Findings that trigger a regeneration unless the caller chooses others: a handle never sent, a dropped
-#: source cited by id, a claim resting only on stale or informal sources.
-REGENERATE_ON: tuple[str, ...] = ("unknown_handle", "excluded_source", "stale_only")
+#: source cited by id, a claim resting only on stale or informal sources, a value only such sources state.
+REGENERATE_ON: tuple[str, ...] = ("unknown_handle", "excluded_source", "stale_only", "stale_value")
 
 
 class ChatMessage(TypedDict):
