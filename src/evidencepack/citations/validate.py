@@ -36,15 +36,34 @@ _CONFLICT_LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradiction
                             re.IGNORECASE)
 
 
-def _reports_a_conflict(text: str, start: int) -> bool:
-    """Is the sentence at `start` on a conflict line that marks its sources as outdated? Such a line reports
-    what the weak sources say, however many sentences that takes; the answer does not rest on it."""
+# A sentence that sets sources against each other ("S1 states $300, while S4 suggests $750") reports what they
+# say; the values in it are not the answer's.
+_CONTRAST = re.compile(r"\b(?:disagree\w*|conflict\w*|contradict\w*|differ\w*|whereas|while|versus)\b",
+                       re.IGNORECASE)
+
+
+def _conflict_line(text: str, start: int) -> str | None:
+    """The line of the sentence at `start` when it is an answer form's conflict line (labelled, or under a bare
+    label), else None."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start:line_end if line_end >= 0 else len(text)]
     above = text[:max(line_start - 1, 0)].rstrip("\n").rsplit("\n", 1)[-1] if line_start else ""
     labelled = bool(_CONFLICT_LABEL.match(line)) or bool(_CONFLICT_LABEL.fullmatch(above.strip()))
-    return labelled and bool(_OUTDATED_CUES.search(line))
+    return line if labelled else None
+
+
+def _reports_a_conflict(text: str, start: int) -> bool:
+    """Is the sentence at `start` on a conflict line that marks its sources as outdated? Such a line reports
+    what the weak sources say, however many sentences that takes; the answer does not rest on it."""
+    line = _conflict_line(text, start)
+    return line is not None and bool(_OUTDATED_CUES.search(line))
+
+
+def _reports_values(text: str, sentence: Sentence) -> bool:
+    """Does the sentence report what disagreeing sources say rather than state the answer? Then a value only
+    a weak source states is quoted, not given (`stale_value` stays quiet)."""
+    return bool(_CONTRAST.search(sentence.text)) or _conflict_line(text, sentence.start) is not None
 
 
 def scan(text: str, grammar: Grammar) -> tuple[list[Cite], list[tuple[int, int]]]:
@@ -157,7 +176,7 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
             findings.append(Finding("stale_only", levels["stale_only"], f"sentence {s.index + 1} rests only on "
                                     f"expired, superseded or informal sources ({weak}{how})", s.index, s.start,
                                     s.end))
-        elif s.stating and levels["stale_value"] != "off" and not reports:
+        elif s.stating and levels["stale_value"] != "off" and not reports and not _reports_values(text, s):
             for value, weak_sources in claims.weak_only(s.index):
                 findings.append(Finding(
                     "stale_value", levels["stale_value"],
