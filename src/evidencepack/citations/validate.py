@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CitationInputError
@@ -203,6 +204,15 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
     )
 
 
+@lru_cache(maxsize=4096)
+def _values_of(passage: str) -> tuple[Value, ...]:
+    """A source's values. Cached by text: every validation against the same prompt (a retry, a stream's
+    close, the next answer) reads the same passages, and `stale_value` reads all of them."""
+    from ..claims import extract_values
+
+    return extract_values(passage)
+
+
 class _Claims:
     """Attribution and value checks for one answer, prepared only when first needed (`claims` is imported
     lazily: it imports this package)."""
@@ -215,6 +225,7 @@ class _Claims:
         self._attributor: Any = None
         self._values: dict[str, tuple[Value, ...]] = {}  # per source (and "" for the question), read once
         self._claim_values: dict[int, tuple[Value, ...]] = {}
+        self._weak_pool: tuple[Value, ...] | None = None
 
     def claim(self, sentence: int) -> str:
         """The sentence with its citation groups blanked (their digits are not claims)."""
@@ -243,10 +254,8 @@ class _Claims:
 
     def _source_values(self, key: str) -> tuple[Value, ...]:
         """The values of one source (by handle), or of the question (key ""), read once."""
-        from ..claims import extract_values
-
         if key not in self._values:
-            self._values[key] = extract_values(self.index.passages[key] if key else self.index.question)
+            self._values[key] = _values_of(self.index.passages[key] if key else self.index.question)
         return self._values[key]
 
     def weak_only(self, sentence: int) -> list[tuple[Value, tuple[str, ...]]]:
@@ -255,15 +264,25 @@ class _Claims:
         the question contains, or that no source states, are not this check's."""
         from ..claims import supported
 
-        out = []
-        mine = self.claim_values(sentence)
-        for v in mine:
-            if supported(v, self._source_values("")):
+        out: list[tuple[Value, tuple[str, ...]]] = []
+        weak_pool = self._weak_values()
+        if not weak_pool:
+            return out  # nothing weak was shown, or it states no values (the common case)
+        for v in self.claim_values(sentence):
+            # most values are not a weak source's: only those are checked against every other source
+            if not supported(v, weak_pool) or supported(v, self._source_values("")):
                 continue
             stating = tuple(h for h in self.index.passages if supported(v, self._source_values(h)))
-            if stating and all(self.index.sources[h].weak for h in stating):
+            if all(self.index.sources[h].weak for h in stating):
                 out.append((v, stating))
         return out
+
+    def _weak_values(self) -> tuple[Value, ...]:
+        """Every value the weak sources in the prompt state, read once."""
+        if self._weak_pool is None:
+            weak = [h for h in self.index.passages if self.index.sources[h].weak]
+            self._weak_pool = tuple(v for h in weak for v in self._source_values(h))
+        return self._weak_pool
 
     def unsupported(self, sentence: int, handles: tuple[str, ...]) -> list[Value]:
         """The sentence's values that none of `handles` states (values in the question count as given)."""
