@@ -171,6 +171,8 @@ def test_validate_cli_prints_notes(tmp_path: Path, capsys: pytest.CaptureFixture
     out = json.loads(capsys.readouterr().out)
     assert "conflict_notes" not in out
     assert [(f["kind"], f["sources"]) for f in out["findings"]] == [("uncited", []), ("stale_value", [OLD])]
+    assert main(["validate", str(a), str(ans), "--json", "--stale-value", "warn"]) == 0
+    assert [f["severity"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["warn", "warn"]
     ans.write_text(CURRENT_CLAIM, "utf-8")
     assert main(["validate", str(a), str(ans), "--json"]) == 0  # uncited is a warning
 

@@ -229,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unsupported-value", choices=("off", "warn", "error"), default="warn",
                    help="how to treat a number, date, duration or amount that the sentence's sources do not state "
                         "(default warn)")
+    p.add_argument("--stale-value", choices=("off", "warn", "error"), default="error",
+                   help="how to treat a number, date, duration or amount that only expired, superseded or informal "
+                        "sources state, whatever the sentence cites (default error)")
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches, and check them too")
     p.add_argument("--notes", action="store_true",
@@ -271,7 +274,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     assembly = read_assembly(data)  # AssemblyFormatError (exit 2) on anything malformed
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only,
-                                 unsupported_value=args.unsupported_value, attribute=args.attribute)
+                                 unsupported_value=args.unsupported_value, attribute=args.attribute,
+                                 severities={"stale_value": args.stale_value})
     notes = conflict_notes(answer, assembly, verdict=verdict) if args.notes else ()
     if args.json:
         out = verdict.to_dict()
