@@ -223,7 +223,6 @@ class _Claims:
         self.embed = embed
         self._claims: list[str] | None = None
         self._attributor: Any = None
-        self._values: dict[str, tuple[Value, ...]] = {}  # per source (and "" for the question), read once
         self._claim_values: dict[int, tuple[Value, ...]] = {}
         self._weak_pool: tuple[Value, ...] | None = None
 
@@ -253,10 +252,8 @@ class _Claims:
         return self._claim_values[sentence]
 
     def _source_values(self, key: str) -> tuple[Value, ...]:
-        """The values of one source (by handle), or of the question (key ""), read once."""
-        if key not in self._values:
-            self._values[key] = _values_of(self.index.passages[key] if key else self.index.question)
-        return self._values[key]
+        """The values of one source (by handle), or of the question (key "")."""
+        return _values_of(self.index.passages[key] if key else self.index.question)
 
     def weak_only(self, sentence: int) -> list[tuple[Value, tuple[str, ...]]]:
         """The sentence's values that some shown source states and only weak ones do (expired, superseded,
