@@ -16,8 +16,9 @@ import argparse
 import time
 from collections.abc import Callable
 
-from evidencepack import Budget, assemble, dedup, render
-from evidencepack.tokenizers import DEFAULT_CACHE
+from evidencepack import Budget, assemble, render
+from evidencepack.passes import dedup
+from evidencepack.tokens.tokenizers import DEFAULT_CACHE
 
 AS_OF = "2026-06-01"
 KEY = b"adversarial-benchmark-key"

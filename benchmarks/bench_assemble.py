@@ -16,9 +16,9 @@ import statistics
 import time
 
 from evidencepack import Budget, assemble, get_tokenizer
-from evidencepack.dedup import _fingerprint
+from evidencepack.passes.dedup import _fingerprint
 from evidencepack.render import _neutralised_text
-from evidencepack.tokenizers import CountCache
+from evidencepack.tokens.tokenizers import CountCache
 
 WORDS = (
     "policy", "employee", "leave", "manager", "approval", "days", "year", "carry", "over", "benefit", "plan",

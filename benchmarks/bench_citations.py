@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from evidencepack import Budget, assemble, validate_citations
 from evidencepack.citations import StreamValidator
-from evidencepack.demo import DEMO_KEY, corpus, demo_records
+from evidencepack.data.demo import DEMO_KEY, corpus, demo_records
 
 RECORDS = [
     {"id": "hb-2025", "text": "Unused PTO does not carry over.", "authority": "authoritative",

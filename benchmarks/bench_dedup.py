@@ -30,8 +30,8 @@ import time
 from types import ModuleType
 
 from evidencepack import Record
-from evidencepack.candidates import Candidate, Dropped
-from evidencepack.dedup import _fingerprint, dedup
+from evidencepack.passes.dedup import _fingerprint, dedup
+from evidencepack.records.candidates import Candidate, Dropped
 
 SMALL_VOCAB = ("policy", "employee", "leave", "manager", "approval", "days", "year", "carry", "over", "benefit",
                "plan", "payroll", "office", "remote", "travel", "expense", "receipt", "claim", "deadline",

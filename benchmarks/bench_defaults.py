@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from bench_frameworks import AS_OF, BUDGET, make_corpus, question_stream
 
 from evidencepack import assemble, get_tokenizer
-from evidencepack.tokenizers import Tokenizer
+from evidencepack.tokens.tokenizers import Tokenizer
 
 ORIGINAL = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
 VARIANTS: dict[str, dict[str, str]] = {

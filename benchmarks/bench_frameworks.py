@@ -60,7 +60,7 @@ from pathlib import Path
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # no network from the benchmark, ever
 
 from evidencepack import Assembly, Budget, assemble, get_tokenizer  # noqa: E402
-from evidencepack.tokenizers import DEFAULT_CACHE, Tokenizer  # noqa: E402
+from evidencepack.tokens.tokenizers import DEFAULT_CACHE, Tokenizer
 
 WINDOW, OUTPUT_RESERVE, MARGIN = 8192, 1024, 128
 AS_OF = "2026-01-01"
@@ -366,7 +366,7 @@ def clear_evidencepack_state() -> int:
     DEFAULT_CACHE.clear()
     cleared = 0
     for name, module in list(sys.modules.items()):
-        if not (name == "evidencepack" or name.startswith("evidencepack.")) or name == "evidencepack.tokenizers":
+        if not (name == "evidencepack" or name.startswith("evidencepack.")) or name == "evidencepack.tokens.tokenizers":
             continue
         for obj in list(vars(module).values()):
             if callable(getattr(obj, "cache_clear", None)) and getattr(obj, "__module__", None) == name:

@@ -18,7 +18,7 @@ import time
 from bench_assemble import make_records
 
 from evidencepack import Budget, assemble
-from evidencepack.inspector import inspector_html
+from evidencepack.inspector.page import inspector_html
 
 #: At least 16 bytes: the assembler refuses shorter boundary keys.
 KEY = b"bench-boundary-key"

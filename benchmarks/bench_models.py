@@ -14,8 +14,9 @@ import statistics
 import time
 
 from evidencepack import assemble
-from evidencepack.demo import corpus, traps
-from evidencepack.models import _build_bpe, read_gguf_metadata, resolve_model
+from evidencepack.data.demo import corpus, traps
+from evidencepack.tokens.gguf import _build_bpe, read_gguf_metadata
+from evidencepack.tokens.models import resolve_model
 
 
 def main() -> None:
@@ -27,7 +28,7 @@ def main() -> None:
     t0 = time.perf_counter()
     meta = read_gguf_metadata(args.gguf)
     t1 = time.perf_counter()
-    from evidencepack.models import GGUF_PRE_TOKENIZERS
+    from evidencepack.tokens.gguf import GGUF_PRE_TOKENIZERS
 
     _build_bpe(meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"], meta["tokenizer.ggml.merges"],
                GGUF_PRE_TOKENIZERS[meta["tokenizer.ggml.pre"]])

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 
 from evidencepack import Record
-from evidencepack.scan import injection_score
+from evidencepack.passes.scan import injection_score
 
 current = importlib.import_module("evidencepack.render.neutralise")  # the package re-exports a function of that name
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from evidencepack import assemble
 from evidencepack.data import corpus, traps
-from evidencepack.demo import DEMO_KEY, demo_records
+from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.options import Options
 from evidencepack.render.formats import FORMATS
 

@@ -22,7 +22,7 @@ from evidencepack.data import corpus as bundled_corpus
 from evidencepack.eval.backends import Sampling
 from evidencepack.eval.datasets import load_traps
 from evidencepack.eval.experiments import TrapRun, is_guarded
-from evidencepack.records import load_jsonl
+from evidencepack.records.jsonl import load_jsonl
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencepack import RecordError, assemble
-from evidencepack.adapters import (
+from evidencepack.integrations.adapters import (
     coerce_date,
     from_haystack,
     from_langchain,

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evidencepack import Budget, Record, assemble, get_tokenizer
-from evidencepack.order import STRATEGIES
+from evidencepack.passes.order import STRATEGIES
 from evidencepack.render import read_blocks
 from evidencepack.render.formats import FORMATS
 

@@ -21,12 +21,12 @@ from evidencepack.citations import (
     split_sentences,
     validate_citations,
 )
+from evidencepack.citations.claims import attribute, extract_values, handles_in, read_sentences, unsupported_value
+from evidencepack.citations.claims import split_sentences as claim_split
 from evidencepack.citations.policies import repair_line
-from evidencepack.claims import attribute, extract_values, handles_in, read_sentences, unsupported_value
-from evidencepack.claims import split_sentences as claim_split
 from evidencepack.cli import main
 from evidencepack.data import corpus, traps
-from evidencepack.demo import DEMO_KEY, demo_records
+from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import CitationInputError
 from evidencepack.eval.backends import Messages, Sampling, ScriptedBackend
 from evidencepack.eval.cache import AnswerCache

@@ -13,12 +13,12 @@ import pytest
 
 from chromium import BrowserUnavailable, Chromium, Page
 from evidencepack import Budget, assemble
-from evidencepack.demo import corpus
+from evidencepack.data.demo import corpus
 from evidencepack.eval.backends import Sampling, ScriptedBackend
 from evidencepack.eval.datasets import load_traps
 from evidencepack.eval.experiments import TrapRun
 from evidencepack.eval.report_html import trap_report_html
-from evidencepack.inspector import inspector_html
+from evidencepack.inspector.page import inspector_html
 from evidencepack.render import read_blocks
 from test_inspector import (
     ALLOWED_TAGS,

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evidencepack import assemble
-from evidencepack.claims import (
+from evidencepack.citations.claims import (
     attribute,
     content_words,
     extract_values,
@@ -20,7 +20,7 @@ from evidencepack.claims import (
     unsupported_in,
     unsupported_value,
 )
-from evidencepack.demo import DEMO_KEY, demo_records
+from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.eval.claims_eval import measure
 
 DATA = Path(__file__).parent / "data"
@@ -140,7 +140,7 @@ def test_labelled_set_is_large_and_varied() -> None:
 
 
 def test_written_handles_are_exactly_what_the_citation_validator_accepts() -> None:
-    from evidencepack.claims import handles_in
+    from evidencepack.citations.claims import handles_in
 
     assert handles_in("It does not carry over [S5], see also [S1, S2].") == ("S5", "S1", "S2")
     assert handles_in("Look-alikes are not handles: [s1] [S01] [S\uff11] [1].") == ()

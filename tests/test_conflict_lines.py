@@ -7,7 +7,7 @@ import pytest
 
 from evidencepack import assemble
 from evidencepack.citations import validate_citations, withhold
-from evidencepack.demo import DEMO_KEY, demo_records
+from evidencepack.data.demo import DEMO_KEY, demo_records
 
 RECORDS, QUESTION = demo_records()
 A = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, conflict_form=True)

@@ -15,8 +15,7 @@ from evidencepack import assemble
 from evidencepack.citations import conflict_notes, read_assembly, validate_citations, with_notes, withhold
 from evidencepack.citations.notes import note_text
 from evidencepack.cli import main
-from evidencepack.conflicts import Conflict
-from evidencepack.demo import DEMO_KEY, corpus, demo_records
+from evidencepack.data.demo import DEMO_KEY, corpus, demo_records
 from evidencepack.errors import AssemblyFormatError
 from evidencepack.eval.backends import Messages, Sampling, ScriptedBackend
 from evidencepack.eval.cache import AnswerCache
@@ -24,6 +23,7 @@ from evidencepack.eval.datasets import load_traps
 from evidencepack.eval.experiments import TrapRun, default_validator
 from evidencepack.eval.judge import judge
 from evidencepack.eval.report import trap_metrics, trap_report
+from evidencepack.passes.conflicts import Conflict
 
 RECORDS, QUESTION = demo_records()
 DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY)

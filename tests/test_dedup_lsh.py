@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack import Record, _lsh
-from evidencepack.candidates import Candidate, Dropped
-from evidencepack.dedup import DEFAULT_THRESHOLD, EMBEDDING_WINDOW, _fingerprint, _jaccard, dedup
+from evidencepack import Record
+from evidencepack.passes import lsh as _lsh
+from evidencepack.passes.dedup import DEFAULT_THRESHOLD, EMBEDDING_WINDOW, _fingerprint, _jaccard, dedup
+from evidencepack.records.candidates import Candidate, Dropped
 
 EXACT = 10**9  # an exact_scan_limit no corpus reaches: compare with every kept record, as before LSH
 

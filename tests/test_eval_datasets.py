@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack import assemble
-from evidencepack.demo import corpus
+from evidencepack.data.demo import corpus
 from evidencepack.eval.datasets import (
     DatasetError,
     SweepQuestion,

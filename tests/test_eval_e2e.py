@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evidencepack import assemble
-from evidencepack.demo import corpus
+from evidencepack.data.demo import corpus
 from evidencepack.eval.backends import Messages, Sampling, ScriptedBackend
 from evidencepack.eval.cache import AnswerCache
 from evidencepack.eval.cli import add_parser, progress_bar, run

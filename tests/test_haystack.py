@@ -207,7 +207,7 @@ def test_given_documents_and_question_a_stale_reply_is_asked_afresh_without_the_
 
 
 def test_the_rebuilt_assembly_has_the_first_ones_options():
-    from evidencepack.adapters import haystack_dicts
+    from evidencepack.integrations.adapters import haystack_dicts
     from evidencepack.integrations.common import reassembler
 
     out = run(pipeline([GOOD], rebuild=True))
@@ -222,7 +222,7 @@ def test_the_rebuilt_assembly_has_the_first_ones_options():
 
 
 def test_a_rebuild_that_ranks_the_sources_differently_is_refused():
-    from evidencepack.adapters import haystack_dicts
+    from evidencepack.integrations.adapters import haystack_dicts
     from evidencepack.integrations.common import reassembler
 
     first = run(pipeline([GOOD], rebuild=True))["pack"]["assembly"]

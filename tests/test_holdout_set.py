@@ -24,7 +24,8 @@ import pytest
 from evidencepack import assemble
 from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
-from evidencepack.records import Record, load_jsonl
+from evidencepack.records.jsonl import load_jsonl
+from evidencepack.records.record import Record
 
 DATA = Path(__file__).parent / "data"
 CORPUS = load_jsonl(DATA / "holdout_it_corpus.jsonl")

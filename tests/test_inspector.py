@@ -16,12 +16,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evidencepack import AssemblyFormatError, Budget, assemble
-from evidencepack._html import esc
 from evidencepack.cli import main
-from evidencepack.demo import DEMO_KEY, demo_records
-from evidencepack.inspector import budget_segments, inspector_html
+from evidencepack.data.demo import DEMO_KEY, demo_records
+from evidencepack.inspector.html import esc
+from evidencepack.inspector.page import budget_segments, inspector_html
 from evidencepack.render import read_blocks
-from evidencepack.tokenizers import CallableTokenizer
+from evidencepack.tokens.tokenizers import CallableTokenizer
 from payloads import all_payloads
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

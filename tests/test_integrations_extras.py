@@ -30,7 +30,7 @@ def test_missing_extra_names_it(monkeypatch, module, blocked, extra):
 
 
 def test_core_import_pulls_in_no_framework():
-    code = ("import sys, evidencepack, evidencepack.adapters, evidencepack.integrations.common; "
+    code = ("import sys, evidencepack, evidencepack.integrations.adapters, evidencepack.integrations.common; "
             "print(sorted(m for m in ('langchain_core', 'llama_index', 'haystack', 'openai', 'anthropic') "
             "if m in sys.modules))")
     import subprocess

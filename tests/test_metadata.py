@@ -6,7 +6,7 @@ from datetime import date
 import pytest
 
 from evidencepack import assemble
-from evidencepack.demo import corpus, traps
+from evidencepack.data.demo import corpus, traps
 from evidencepack.render import PROFILES
 
 AS_OF = date(2026, 6, 1)

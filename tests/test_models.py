@@ -15,8 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evidencepack import Budget, BudgetError, TokenizerError, assemble
-from evidencepack.models import TargetModel, resolve_model
-from evidencepack.tokenizers import get_tokenizer
+from evidencepack.tokens.models import resolve_model
+from evidencepack.tokens.target import TargetModel
+from evidencepack.tokens.tokenizers import get_tokenizer
 
 CHATML = ("{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
           "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"

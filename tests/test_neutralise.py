@@ -14,8 +14,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evidencepack.conflicts import Conflict, notice_text
-from evidencepack.demo import corpus
+from evidencepack.data.demo import corpus
+from evidencepack.passes.conflicts import Conflict, notice_text
 from evidencepack.render.neutralise import (
     DEFAULT_FRAME_LABELS,
     REPLACEMENT_CHAR,

@@ -5,11 +5,11 @@ from datetime import date
 import pytest
 
 from evidencepack import Budget, BudgetError, Record
-from evidencepack.admit import admit, validity_status
-from evidencepack.budget import fill
-from evidencepack.candidates import Candidate, Dropped
-from evidencepack.dedup import DEFAULT_THRESHOLD, dedup, similarity
-from evidencepack.order import alternate_layout, edges_layout, order
+from evidencepack.passes.admit import admit, validity_status
+from evidencepack.passes.budget import fill
+from evidencepack.passes.dedup import DEFAULT_THRESHOLD, dedup, similarity
+from evidencepack.passes.order import alternate_layout, edges_layout, order
+from evidencepack.records.candidates import Candidate, Dropped
 
 
 def R(id, text="x", **kw):

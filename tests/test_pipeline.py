@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from evidencepack import Budget, EvidencepackError, OptionError, Options, RecordError, assemble, get_tokenizer
 from evidencepack.data import corpus
-from evidencepack.records import read_jsonl_bytes
+from evidencepack.records.jsonl import read_jsonl_bytes
 from evidencepack.render.formats import FORMATS, Format, get_format, register_format
-from evidencepack.tokenizers import CountCache, count_joined, joins_cleanly
+from evidencepack.tokens.tokenizers import CountCache, count_joined, joins_cleanly
 
 AS_OF = "2026-06-01"
 KEY = b"pipeline-test-key-0123456789"
@@ -238,7 +238,7 @@ def test_a_repeated_json_key_is_an_error_not_last_wins() -> None:
 @pytest.mark.parametrize("line", [b'{"id": "x", "text": "t", "score": 1' + b"0" * 400 + b"}",
                                   b'{"id": "x", "text": "t", "score": ' + b"9" * 5000 + b"}"])
 def test_huge_numbers_are_record_errors_with_a_line(line: bytes) -> None:
-    from evidencepack.records import parse_jsonl_bytes
+    from evidencepack.records.jsonl import parse_jsonl_bytes
 
     with pytest.raises(RecordError, match="line 2"):
         parse_jsonl_bytes(b'{"id": "ok", "text": "t", "score": 1}\n' + line)

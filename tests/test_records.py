@@ -3,7 +3,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from evidencepack import Record, RecordError, parse_records
-from evidencepack.records import parse_jsonl_bytes
+from evidencepack.records.jsonl import parse_jsonl_bytes
 
 
 def test_dict_round_trip_keeps_unknown_fields_in_metadata():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack.demo import corpus
+from evidencepack.data.demo import corpus
 from evidencepack.eval.backends import Sampling, ScriptedBackend
 from evidencepack.eval.cli import add_parser, run
 from evidencepack.eval.datasets import load_traps

@@ -13,20 +13,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import evidencepack.passes.scan as scan_module
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evidencepack as ep
-import evidencepack.scan as scan_module
 from evidencepack import Budget, RecordError, assemble
-from evidencepack.demo import corpus
-from evidencepack.order import STRATEGIES
-from evidencepack.records import SENSITIVITIES, parse_jsonl_bytes
+from evidencepack.data.demo import corpus
+from evidencepack.passes.order import STRATEGIES
+from evidencepack.passes.scan import injection_score
+from evidencepack.records.jsonl import parse_jsonl_bytes
+from evidencepack.records.record import SENSITIVITIES
 from evidencepack.render import read_blocks
 from evidencepack.render.neutralise import neutralise, neutralise_value
-from evidencepack.scan import injection_score
-from evidencepack.tokenizers import CallableTokenizer
+from evidencepack.tokens.tokenizers import CallableTokenizer
 from payloads import ROLE_MARKERS, all_payloads
 from regex_cost import linear_time_problems
 

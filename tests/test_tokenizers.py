@@ -1,7 +1,7 @@
 import pytest
 
 from evidencepack import CallableTokenizer, TokenizerError, get_tokenizer
-from evidencepack.tokenizers import CountCache
+from evidencepack.tokens.tokenizers import CountCache
 
 
 @pytest.mark.parametrize("name, text, ids", [

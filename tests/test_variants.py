@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencepack import Budget, Record, assemble
-from evidencepack.demo import DEMO_KEY, demo_records
+from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import OptionError
 from evidencepack.options import Options
 from evidencepack.render import read_blocks
 from evidencepack.render.guidance import EXAMPLE, REMINDER, SCAFFOLD
-from evidencepack.tokenizers import get_tokenizer
+from evidencepack.tokens.tokenizers import get_tokenizer
 
 TOK = get_tokenizer()
 AS_OF = "2026-06-01"

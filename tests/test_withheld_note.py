@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evidencepack import assemble
-from evidencepack.budget import Budget
 from evidencepack.citations import validate_citations, with_notes, withheld_note, withhold
-from evidencepack.demo import DEMO_KEY, demo_records
+from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import CitationInputError, EvidencepackError
 from evidencepack.eval.datasets import load_traps
 from evidencepack.eval.judge import judge
 from evidencepack.integrations.common import Policy, answer
+from evidencepack.passes.budget import Budget
 from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNCITED_STALE
 
 DEMO_RECORDS, DEMO_QUESTION = demo_records()

@@ -21,7 +21,7 @@ from evidencepack.integrations.common import (
     answer_stream_async,
     without,
 )
-from evidencepack.records import Record
+from evidencepack.records.record import Record
 from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNCITED_STALE, UNKNOWN
 
 OLD_RULE = RECORDS[1]["text"]  # hb-2024, superseded: "Up to five days of PTO carry over ..."

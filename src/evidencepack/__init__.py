@@ -1,7 +1,6 @@
 """evidencepack: compile retrieved records into the prompt an LLM reads, with provenance you can verify."""
 
 from .assemble import assemble
-from .budget import Budget
 from .citations import Verdict, regenerate, validate_citations
 from .errors import (
     AssemblyFormatError,
@@ -15,9 +14,11 @@ from .errors import (
     TokenizerError,
 )
 from .options import Options
-from .records import Record, load_jsonl, parse_records
+from .passes.budget import Budget
+from .records import Record, parse_records
+from .records.jsonl import load_jsonl
 from .report import Assembly, ManifestEntry, Outcome, Report
-from .tokenizers import CallableTokenizer, Tokenizer, get_tokenizer
+from .tokens.tokenizers import CallableTokenizer, Tokenizer, get_tokenizer
 
 __version__ = "0.1.0"
 

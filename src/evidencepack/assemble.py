@@ -11,17 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .admit import admit_stream, cleared
-from .budget import fill, screen_size
-from .candidates import Dropped
-from .dedup import dedup
 from .errors import OptionError
-from .fit import Blocks, fit, frame_request
 from .options import Options
-from .records import Ranking, Record, parse_pending, rank
+from .passes.admit import admit_stream, cleared
+from .passes.budget import fill, screen_size
+from .passes.dedup import dedup
+from .passes.fit import Blocks, fit, frame_request
+from .passes.ledger import ledger
+from .passes.screen import screen
+from .records.candidates import Dropped
+from .records.ranking import Ranking, parse_pending, rank
+from .records.record import Record
 from .render.neutralise import neutralise_question, replace_surrogates
-from .report import Assembly, ManifestEntry, Outcome, Report, ledger
-from .screen import screen
+from .report import Assembly, ManifestEntry, Outcome, Report
 
 __all__ = ["Assembly", "ManifestEntry", "Outcome", "Report", "assemble"]
 

@@ -17,11 +17,12 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .assemble import assemble
-from .budget import Budget
 from .errors import EvidencepackError
 from .options import NOTICE_PLACEMENTS, NOTICE_STYLES
-from .order import STRATEGIES
-from .records import SENSITIVITIES, Line, read_jsonl_bytes
+from .passes.budget import Budget
+from .passes.order import STRATEGIES
+from .records.jsonl import Line, read_jsonl_bytes
+from .records.record import SENSITIVITIES
 from .render import FORMATS, MARKINGS, PROFILES
 from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES
 from .report import report_table
@@ -139,7 +140,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
         print(f"evidencepack: note: {result.report.budget['count_note'].replace('model=', '--model')}",
               file=sys.stderr)
     if args.html:
-        from .inspector import write_inspector
+        from .inspector.page import write_inspector
 
         write_inspector(args.html, result)
     if args.json:
@@ -153,7 +154,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import demo_records, run_demo
+    from .data.demo import demo_records, run_demo
 
     if args.records:
         for record in demo_records()[0]:
@@ -313,7 +314,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from .inspector import inspector_html, load_assembly
+    from .inspector.page import inspector_html, load_assembly
 
     answer = None
     if args.answer is not None:

@@ -15,17 +15,18 @@ from dataclasses import dataclass, field, fields
 from string import Template
 from typing import Any
 
-from .budget import Budget
-from .dedup import DEFAULT_THRESHOLD, EMBEDDING_CUTOFF
 from .errors import OptionError, RecordError
-from .models import TargetModel, resolve_model
-from .order import strategies
-from .records import SENSITIVITIES, When, parse_when
+from .passes.budget import Budget
+from .passes.dedup import DEFAULT_THRESHOLD, EMBEDDING_CUTOFF
+from .passes.order import strategies
+from .records.record import SENSITIVITIES, When, parse_when
 from .render import MARKINGS, PROFILES, resolve_profile
 from .render.formats import Format, get_format
 from .render.neutralise import DEFAULT_FRAME_LABELS, template_labels
 from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, _boundary_key
-from .tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
+from .tokens.models import resolve_model
+from .tokens.target import TargetModel
+from .tokens.tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
 
 ON_INVALID = ("raise", "drop")
 #: Where the conflict notice goes: above the first source, or after the last one, next to the question.
@@ -71,7 +72,7 @@ class Options:
     conflict_form: bool = False
     neutralise_question: bool = True
     count_cache: CountCache = field(default=DEFAULT_CACHE, repr=False, compare=False)
-    #: The target model (`evidencepack.models`): its tokenizer is `tokenizer`, and its chat framing is
+    #: The target model (`evidencepack.tokens.models`): its tokenizer is `tokenizer`, and its chat framing is
     #: counted and reserved. None: the default tokenizer, no framing, and the count may differ.
     model: TargetModel | None = field(default=None, repr=False, compare=False)
 

@@ -1,30 +1,18 @@
-"""The books: every input record accounted once, the manifest, the budget figures, the token breakdown.
+"""What an assembly produces: the prompt (as text and chat messages), the manifest and the report.
 
-`ledger` turns what the passes produced (drops, the fitted prompt) into an `Assembly`: the prompt as text and
-chat messages, the manifest (built from records only, so nothing in a record's text can add, rename or
-re-point a handle) and the `Report`. `report_table` prints the report for a person.
+`report_table` prints the report for a person. The books themselves are kept by `passes.ledger`.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .candidates import Candidate, Dropped
-from .conflicts import Conflict
-from .fit import Fitted
-from .models import count_settings
-from .options import Options
-from .records import Unusable
-from .render import header_segment
-from .render.neutralise import replace_surrogates
+from .passes.conflicts import Conflict
 
-logger = logging.getLogger("evidencepack")
 SCHEMA = "evidencepack.assembly/1"
 
 
@@ -155,98 +143,6 @@ class Assembly:
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
-
-
-def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callable[[], list[Dropped]],
-           fitted: Fitted) -> Assembly:
-    """Account for every input exactly once and build the assembly."""
-    absorbed: dict[str, list[str]] = {}
-    outcomes: dict[int, Outcome] = {}
-    scores: dict[int, tuple[str, float]] = {s.candidate.rank: (s.candidate.id, float(s.candidate.injection_score))
-                                            for s in fitted.seats if s.candidate.injection_score is not None}
-    for d in drops:
-        score = getattr(d, "injection_score", None)
-        if score is not None:
-            scores[d.rank] = (d.id, float(score))
-        if d.duplicate_of:
-            absorbed.setdefault(d.duplicate_of, []).append(d.id)
-        outcomes[d.rank] = Outcome(d.id, "dropped", d.rank, reason=d.reason, duplicate_of=d.duplicate_of,
-                                   tokens=getattr(d, "tokens", None), detail=d.detail,
-                                   notes=getattr(d, "notes", ()))
-    manifest = tuple(_manifest_entry(seat.handle, position, seat.candidate, seat.tokens,
-                                     absorbed.get(seat.candidate.id, ()))
-                     for position, seat in enumerate(fitted.seats, start=1))
-    for m, seat in zip(manifest, fitted.seats):
-        outcomes[m.rank] = Outcome(m.id, "included", m.rank, handle=m.handle, position=m.position,
-                                   tokens=m.tokens, notes=seat.candidate.notes)
-    b = opts.budget
-
-    def every_outcome() -> tuple[Outcome, ...]:
-        for d in unreached():
-            outcomes[d.rank] = Outcome(d.id, "dropped", d.rank, reason=d.reason, detail=d.detail)
-        return tuple(outcomes[rank] for rank in sorted(outcomes))
-
-    report = Report(
-        outcomes=every_outcome,
-        budget={"context_window": b.context_window, "system_prompt": fitted.system_tokens,
-                "question": fitted.question_tokens, "output_reserve": b.output_reserve,
-                "safety_margin": b.safety_margin, "retrieval_budget": fitted.available, "used": fitted.used,
-                "left": fitted.available - fitted.used, "framing": fitted.framing,
-                "prompt_tokens": fitted.system_tokens + fitted.question_tokens + fitted.framing + fitted.used,
-                **count_settings(opts.model, opts.tokenizer)},
-        conflicts=fitted.conflicts,
-        neutralised={s.candidate.id: dict(s.prepared.neutralised) for s in fitted.seats if s.prepared.neutralised},
-        injection_scores=dict(scores[rank] for rank in sorted(scores)),
-        settings=opts.settings(),
-        breakdown=lambda: _token_breakdown(opts, fitted),
-    )
-    assembly = Assembly(fitted.system, fitted.user, manifest, report, fitted.boundary, opts.format, opts.handle_prefix)
-    _log(assembly)
-    return assembly
-
-
-def _manifest_entry(handle: str, position: int, c: Candidate, tokens: int, absorbed: Sequence[str]
-                    ) -> ManifestEntry:
-    r = c.record
-
-    def encodable(value: str | None) -> str | None:
-        return replace_surrogates(value) if value is not None else None
-
-    return ManifestEntry(
-        handle=handle, id=r.id, position=position, rank=c.rank, tokens=tokens, status=c.status,
-        authority=r.authority, sensitivity=r.sensitivity, doc=encodable(r.doc), section=encodable(r.section),
-        url=encodable(r.url), date=r.date.isoformat() if r.date else None,
-        valid_from=r.valid_from.isoformat() if r.valid_from else None,
-        valid_until=r.valid_until.isoformat() if r.valid_until else None,
-        source_system=encodable(r.source_system), topic=encodable(r.topic), absorbed=tuple(absorbed),
-    )
-
-
-def _token_breakdown(opts: Options, fitted: Fitted) -> dict[str, Any]:
-    """Where the source tokens go: record text, headers (and each field), delimiters, the notice."""
-    count = opts.count
-    text = sum(count(s.prepared.body) for s in fitted.seats)
-    total = sum(s.tokens for s in fitted.seats)
-    per_field: Counter[str] = Counter()
-    for s in fitted.seats:
-        for name, value in s.prepared.fields:
-            per_field[name] += count(header_segment(opts.format, name, value))
-    return {"blocks": total, "text": text, "headers_and_delimiters": total - text,
-            "fields": dict(per_field), "notice": count(fitted.notice) if fitted.notice else 0}
-
-
-def _log(assembly: Assembly) -> None:
-    """One structured line per call: what went in and what it cost. Never record text, and never the id
-    of a record above the caller's clearance."""
-    if not logger.isEnabledFor(logging.INFO):
-        return
-    dropped = Counter(o.reason for o in assembly.report.records if o.decision == "dropped")
-    logger.info(json.dumps({
-        "event": "evidencepack.assemble",
-        "included": [{"id": m.id, "handle": m.handle, "tokens": m.tokens} for m in assembly.manifest],
-        "dropped": dict(sorted(dropped.items())),
-        "budget": dict(assembly.report.budget),
-    }, ensure_ascii=False))
 
 
 def report_table(result: Assembly) -> str:

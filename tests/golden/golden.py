@@ -102,7 +102,7 @@ def outputs() -> dict[str, str]:
 
 
 def _corpus(path: Path) -> list[Any]:
-    from evidencepack.records import load_jsonl
+    from evidencepack.records.jsonl import load_jsonl
 
     return list(load_jsonl(path))
 

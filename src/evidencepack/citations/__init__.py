@@ -12,7 +12,7 @@ shared repair prompt, and `withhold` for a retry without misleading sources), `n
 the reader when the model did not name a conflict; `withheld_note` for the sources a retry left out),
 `resolve` (links, footnotes), `stream`. With
 `attribute=True` the validator gives uncited sentences the sources their content matches
-(`evidencepack.claims`, imported when first needed) and reports that support apart from what the model wrote
+(`citations.claims`, imported when first needed) and reports that support apart from what the model wrote
 (`Verdict.support`).
 """
 

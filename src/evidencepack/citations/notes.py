@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..conflicts import Conflict
 from ..errors import CitationInputError
+from ..passes.conflicts import Conflict
 from ..render.neutralise import neutralise_value
 from .model import Verdict
 from .resolve import label

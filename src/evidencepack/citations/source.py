@@ -14,8 +14,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from ..conflicts import Conflict
 from ..errors import AssemblyFormatError
+from ..passes.conflicts import Conflict
 from .handles import Grammar
 
 WEAK_AUTHORITIES = ("informal", "superseded")

@@ -20,7 +20,7 @@ from .sentences import split_sentences
 from .source import SourceIndex, read_assembly
 
 if TYPE_CHECKING:
-    from ..claims import Value
+    from .claims import Value
 
 #: An embedding: text -> vector (only for attribution; see `claims.attribute`).
 Embed = Callable[[str], Sequence[float]]
@@ -208,7 +208,7 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
 def _values_of(passage: str) -> tuple[Value, ...]:
     """A source's values. Cached by text: every validation against the same prompt (a retry, a stream's
     close, the next answer) reads the same passages, and `stale_value` reads all of them."""
-    from ..claims import extract_values
+    from .claims import extract_values
 
     return extract_values(passage)
 
@@ -237,7 +237,7 @@ class _Claims:
         return self._claims[sentence]
 
     def attributed(self, sentence: int) -> tuple[str, ...]:
-        from ..claims import Attributor
+        from .claims import Attributor
 
         if self._attributor is None:
             self._attributor = Attributor(self.index, embed=self.embed)
@@ -245,7 +245,7 @@ class _Claims:
         return tuple(h for h in handles if h in self.index.sources)
 
     def claim_values(self, sentence: int) -> tuple[Value, ...]:
-        from ..claims import extract_values
+        from .claims import extract_values
 
         if sentence not in self._claim_values:
             self._claim_values[sentence] = extract_values(self.claim(sentence))
@@ -259,7 +259,7 @@ class _Claims:
         """The sentence's values that some shown source states and only weak ones do (expired, superseded,
         informal), each with those sources: whatever the sentence cites, such a value came from them. Values
         the question contains, or that no source states, are not this check's."""
-        from ..claims import supported
+        from .claims import supported
 
         out: list[tuple[Value, tuple[str, ...]]] = []
         weak_pool = self._weak_values()
@@ -283,7 +283,7 @@ class _Claims:
 
     def unsupported(self, sentence: int, handles: tuple[str, ...]) -> list[Value]:
         """The sentence's values that none of `handles` states (values in the question count as given)."""
-        from ..claims import supported
+        from .claims import supported
 
         known = [h for h in handles if h in self.index.passages]
         mine = self.claim_values(sentence) if known else ()

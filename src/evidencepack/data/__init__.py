@@ -10,7 +10,8 @@ import json
 from importlib import resources
 from typing import Any
 
-from ..records import Record, parse_jsonl_bytes
+from ..records.jsonl import parse_jsonl_bytes
+from ..records.record import Record
 
 
 def corpus() -> tuple[Record, ...]:

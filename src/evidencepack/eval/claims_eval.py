@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble import Assembly, assemble
-from ..claims import attribute, sources_of, unsupported_in
+from ..citations.claims import attribute, sources_of, unsupported_in
 from ..data import corpus, traps
 from .experiments import EVAL_KEY, condition_options
 

@@ -182,7 +182,7 @@ def _notes(args: argparse.Namespace) -> str:
 
 def cmd_traps(args: argparse.Namespace) -> int:
     from ..data import corpus as bundled
-    from ..records import load_jsonl
+    from ..records.jsonl import load_jsonl
 
     corpus = load_jsonl(args.corpus) if args.corpus else bundled()
     traps = load_traps(args.traps, corpus=corpus)[: args.limit or None]
@@ -254,16 +254,16 @@ def cmd_positions(args: argparse.Namespace) -> int:
 
 
 def _count_model(args: argparse.Namespace) -> Any:
-    from ..models import resolve_model
+    from ..tokens.models import resolve_model
 
     return resolve_model(args.count_model) if args.count_model else None
 
 
 def cmd_tokens(args: argparse.Namespace) -> int:
     """Exit 0 when every request was counted exactly, 1 on any difference or failed call."""
-    from ..budget import Budget
     from ..data import corpus as bundled
-    from ..records import load_jsonl
+    from ..passes.budget import Budget
+    from ..records.jsonl import load_jsonl
     from .tokens import check_token_counts, token_table
 
     corpus = load_jsonl(args.corpus) if args.corpus else bundled()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError as DatasetError  # re-exported: eval's public error
-from ..records import Record
+from ..records.record import Record
 
 TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")
 TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced")

@@ -13,10 +13,10 @@ from functools import partial
 from typing import Any
 
 from ..assemble import Assembly, assemble
-from ..budget import Budget
 from ..citations.model import SEVERITIES
 from ..citations.policies import repair_line, repair_prompt, withhold
-from ..records import Record
+from ..passes.budget import Budget
+from ..records.record import Record
 from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
 from .datasets import SweepItem, TrapQuestion, sweep_correct
@@ -157,7 +157,7 @@ def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> d
 def _attribution(answer: str, a: Assembly) -> dict[str, Any]:
     """Which sentences rest on which sources: handles the model wrote, handles attributed to uncited
     sentences (`claims.attribute`), and values no supporting source states (`claims.unsupported_value`)."""
-    from ..claims import attribute, unsupported_value
+    from ..citations.claims import attribute, unsupported_value
 
     atts = attribute(answer, a)
     known = {m.handle for m in a.manifest}
@@ -189,7 +189,7 @@ class TrapRun:
     validator: Validator | None = None
     llm_judge: LLMJudge | None = None
     progress: Callable[[str], Progress] | None = None
-    model: Any = None  # the target model that counts (evidencepack.models.resolve_model); None: the default
+    model: Any = None  # the target model that counts (evidencepack.tokens.models.resolve_model); None: the default
     budget: Budget | None = None
     guard_on: Sequence[str] = GUARD_KINDS  # the findings a +guard condition regenerates on
     guard_attribute: bool | None = None  # attribute uncited sentences for the guard; None: when guard_on has

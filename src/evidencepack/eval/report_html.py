@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._html import anchor, esc, page, table
+from ..inspector.html import anchor, esc, page, table
 from .report import fmt_rate, sweep_metrics, trap_metrics
 
 _VERDICT = {"current": ("ok", "\u2713 current"), "surfaced": ("ok", "\u2713 surfaced"),

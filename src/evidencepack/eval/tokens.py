@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..budget import Budget
-from ..models import TargetModel
-from ..records import Record
-from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
+from ..passes.budget import Budget
+from ..records.record import Record
+from ..tokens.target import TargetModel
+from ..tokens.tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 from .backends import Backend, BackendError, Sampling
 from .datasets import TrapQuestion
 from .experiments import TRAP_CONDITIONS, TrapRun

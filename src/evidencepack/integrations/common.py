@@ -37,7 +37,7 @@ from ..citations import (
 )
 from ..errors import OptionError
 from ..options import Options
-from ..records import Record
+from ..records.record import Record
 
 OnInvalid = Literal["raise", "drop"]
 Severity = Literal["off", "warn", "error"]

@@ -39,11 +39,11 @@ try:
 except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("haystack-ai", "haystack") from err
 
-from ..adapters import ScoreKind, haystack_dicts
 from ..assemble import Assembly
-from ..budget import Budget
 from ..citations import SourceIndex, withheld_note
 from ..errors import OptionError
+from ..passes.budget import Budget
+from .adapters import ScoreKind, haystack_dicts
 from .common import (
     REGENERATE_ON,
     ChatMessage,

@@ -26,9 +26,9 @@ try:
 except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("langchain-core", "langchain") from err
 
-from ..adapters import ScoreKind, langchain_dicts
 from ..assemble import Assembly
-from ..records import Record
+from ..records.record import Record
+from .adapters import ScoreKind, langchain_dicts
 from .common import (
     REGENERATE_ON,
     Answered,

@@ -30,8 +30,8 @@ try:
 except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("llama-index-core", "llamaindex") from err
 
-from ..adapters import ScoreKind, llamaindex_dicts
 from ..assemble import Assembly
+from .adapters import ScoreKind, llamaindex_dicts
 from .common import (
     REGENERATE_ON,
     Answered,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..candidates import Candidate
+from ..records.candidates import Candidate
 from .fields import PROFILES, field_value, resolve_profile, status_text
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
 from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neutralise_value

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..candidates import Candidate
+from ..records.candidates import Candidate
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "policy": ("doc", "section", "date", "source_system", "authority", "status", "sensitivity"),

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .candidates import Candidate, Dropped
-from .errors import BudgetError
+from ..errors import BudgetError
+from ..records.candidates import Candidate, Dropped
 
 
 @dataclass(frozen=True)

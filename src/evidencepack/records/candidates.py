@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .records import Record
+from .record import Record
 
 Status = Literal["current", "expired", "not_yet_valid"]
 Reason = Literal[

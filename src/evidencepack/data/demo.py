@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from .assemble import assemble
-from .data import corpus, traps
-from .records import Record
-from .report import report_table
+from ..assemble import assemble
+from ..records.record import Record
+from ..report import report_table
+from . import corpus, traps
 
 __all__ = ["DEMO_KEY", "corpus", "demo_records", "run_demo", "traps"]
 

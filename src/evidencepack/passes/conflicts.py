@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._vectors import cosine
-from .candidates import Candidate
-from .render.fields import status_text
+from ..records.candidates import Candidate
+from ..records.vectors import cosine
+from ..render.fields import status_text
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-from . import _lsh
-from ._vectors import cosine
-from .candidates import Candidate, Dropped
+from ..records.candidates import Candidate, Dropped
+from ..records.vectors import cosine
+from . import lsh as _lsh
 
 #: Chosen by `tests/test_passes.py::test_default_threshold_separates_labelled_pairs`: every labelled
 #: duplicate pair there scores >= 0.91 and every distinct pair <= 0.65.

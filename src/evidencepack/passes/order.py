@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from .errors import OptionError
+from ..errors import OptionError
 
 T = TypeVar("T")
 
@@ -87,7 +87,7 @@ def _edges_authority(items: Sequence[Any], key: Callable[[Any], str], *,
     exactly `edges`. Groups are found as the conflict notice finds them (topic, or embeddings at the
     assembly's `conflict_embedding_threshold`); items that are not candidates (no metadata) are seated as
     `edges` seats them."""
-    from .candidates import Candidate
+    from ..records.candidates import Candidate
     from .conflicts import find_conflicts
 
     if not all(isinstance(c, Candidate) for c in items):

@@ -18,15 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from string import Template
 
-from .candidates import Candidate, Dropped
-from .conflicts import Conflict, find_conflicts, form_text, notice_text
-from .errors import BudgetError
-from .options import Options
-from .order import order as seat
-from .render import Prepared, mentions, prepare
-from .render.guidance import after_question, example
-from .render.neutralise import safe_label
-from .render.prompts import (
+from ..errors import BudgetError
+from ..options import Options
+from ..records.candidates import Candidate, Dropped
+from ..render import Prepared, mentions, prepare
+from ..render.guidance import after_question, example
+from ..render.neutralise import safe_label
+from ..render.prompts import (
     BOUNDARY_PLACEHOLDER,
     FLAT_USER_TEMPLATE,
     NO_SOURCES,
@@ -34,7 +32,9 @@ from .render.prompts import (
     boundary_code,
     system_prompt,
 )
-from .tokenizers import TiktokenTokenizer, count_joined
+from ..tokens.tokenizers import TiktokenTokenizer, count_joined
+from .conflicts import Conflict, find_conflicts, form_text, notice_text
+from .order import order as seat
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from .candidates import Candidate, Dropped, PassResult, Status
-from .errors import OptionError
-from .records import SENSITIVITIES, Pending, Record, When, parse_pending, strictly_before
+from ..errors import OptionError
+from ..records.candidates import Candidate, Dropped, PassResult, Status
+from ..records.ranking import Pending, parse_pending
+from ..records.record import SENSITIVITIES, Record, When, strictly_before
 
 
 def validity_status(record: Record, as_of: When) -> Status:

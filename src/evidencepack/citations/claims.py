@@ -26,10 +26,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .citations.handles import Cite, Grammar
-from .citations.model import Sentence
-from .citations.sentences import split_sentences as _split
-from .citations.source import SourceIndex, read_assembly
+from .handles import Cite, Grammar
+from .model import Sentence
+from .sentences import split_sentences as _split
+from .source import SourceIndex, read_assembly
 
 __all__ = ["Attribution", "Attributor", "ClaimSentence", "UnsupportedValue", "Value", "attribute", "claim_sentences",
            "content_words", "extract_values", "handles_in", "read_sentences", "sources_of", "split_sentences",
@@ -329,7 +329,7 @@ def claim_sentences(text: str, cites: Sequence[Cite], units: Sequence[tuple[int,
 
 def read_sentences(answer: str, grammar: Grammar | str = "S") -> list[ClaimSentence]:
     """`claim_sentences` of an answer, scanned with the citation grammar (a `Grammar` or a handle prefix)."""
-    from .citations.validate import scan
+    from .validate import scan
 
     cites, units = scan(answer, grammar if isinstance(grammar, Grammar) else Grammar(grammar))
     return claim_sentences(answer, cites, units)

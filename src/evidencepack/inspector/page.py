@@ -19,10 +19,10 @@ from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
-from ._html import anchor, attr, esc, page, pre, safe_url, table
-from .citations import Verdict, validate_citations
-from .errors import AssemblyFormatError
-from .render import read_blocks
+from ..citations import Verdict, validate_citations
+from ..errors import AssemblyFormatError
+from ..render import read_blocks
+from .html import anchor, attr, esc, page, pre, safe_url, table
 
 # (css key, label) of the budget bar, left to right: what is spent before the sources, the sources, what is
 # held back for the answer, what is left.

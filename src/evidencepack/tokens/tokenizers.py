@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import TokenizerError
+from ..errors import TokenizerError
 
 DEFAULT_TOKENIZER = "o200k_base"
 
@@ -84,7 +84,7 @@ def _load_encoding(name: str) -> Any:  # a tiktoken.Encoding; tiktoken is import
     import tiktoken
 
     spec = _ENCODINGS[name]
-    blob = gzip.decompress(resources.files("evidencepack.tokenizer_data").joinpath(f"{name}.tiktoken.gz")
+    blob = gzip.decompress(resources.files("evidencepack.tokens.tokenizer_data").joinpath(f"{name}.tiktoken.gz")
                            .read_bytes())
     digest = hashlib.sha256(blob).hexdigest()
     if digest != spec["sha256"]:

@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
-from .records import KNOWN_FIELDS, Record
+from ..records.record import KNOWN_FIELDS, Record
 
 ScoreKind = Literal["similarity", "distance"]
 #: Metadata keys that name a record field become that field (an explicit key wins over a derived one).

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from .candidates import Candidate, Dropped
+from ..records.candidates import Candidate, Dropped
 from .scan import injection_score
 
 

@@ -1,0 +1,78 @@
+"""JSONL in: one JSON object per line, errors naming the line, a key repeated inside one object refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import RecordError
+from .ranking import check_unique_ids, rank_order
+from .record import Record, bare_message
+
+
+def load_jsonl(path: str | Path) -> tuple[Record, ...]:
+    """Read one JSON object per line (blank lines skipped); errors name the line number."""
+    return parse_jsonl_bytes(Path(path).read_bytes())
+
+
+def parse_jsonl_bytes(raw: bytes) -> tuple[Record, ...]:
+    """Parse and validate every line now (strict), in rank order."""
+    items = read_jsonl_bytes(raw)
+    records = [Record.from_dict(item, line=item.line) for item in items]
+    check_unique_ids(records, [item.line or 0 for item in items])
+    try:
+        return rank_order(tuple(records))
+    except RecordError as err:
+        line_of = {item.get("id"): item.line for item in items}
+        raise RecordError(bare_message(err), record_id=err.record_id, field=err.field,
+                          line=line_of.get(err.record_id or "")) from None
+
+
+class Line(dict):  # type: ignore[type-arg]
+    """A JSONL object that remembers its line number, so lazy validation can still name the line."""
+
+    line: int | None = None
+
+
+def read_jsonl_bytes(raw: bytes) -> list[Line]:
+    """Decode one JSON object per line without validating the records (that happens when they are
+    reached, or up front with `strict`). A repeated key in one object is an error, never last-wins."""
+    items: list[Line] = []
+    for number, line_bytes in enumerate(raw.split(b"\n"), start=1):
+        try:
+            line = line_bytes.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise RecordError(f"not valid UTF-8 (byte {err.start})", line=number) from None
+        if number == 1:
+            line = line.removeprefix("\ufeff")
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line, object_pairs_hook=_no_repeated_keys)
+        except _RepeatedKey as err:
+            raise RecordError("key given twice in one object", field=str(err), line=number) from None
+        except json.JSONDecodeError as err:
+            raise RecordError(f"not valid JSON: {err.msg} (column {err.colno})", line=number) from None
+        except RecursionError:
+            raise RecordError("JSON nested too deeply", line=number) from None
+        except ValueError:  # e.g. an integer longer than Python's digit limit
+            raise RecordError("not valid JSON: a number is too long", line=number) from None
+        if not isinstance(data, Line):
+            raise RecordError(f"a record must be a JSON object, got {type(data).__name__}", line=number)
+        data.line = number
+        items.append(data)
+    return items
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> Line:
+    out = Line()
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key[:64])
+        out[key] = value
+    return out

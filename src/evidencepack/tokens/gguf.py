@@ -1,0 +1,188 @@
+"""A GGUF file's tokenizer and chat template, from its metadata (extras: `evidencepack[gguf]`).
+
+The vocabulary, merges, pre-tokenizer and special tokens are read with the `gguf` package and rebuilt with
+Hugging Face `tokenizers`, splitting text the way llama.cpp splits it for that pre-tokenizer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import TokenizerError
+from .target import ChatTemplate, TargetModel
+from .tokenizers import (
+    HuggingFaceTokenizer,
+    require_tokenizers,
+)
+
+_QWEN2 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+          r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+_LLAMA3 = (r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+           r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
+
+
+@dataclass(frozen=True)
+class _PreTokenizer:
+    """One of llama.cpp's BPE pre-tokenizers (src/llama-vocab.cpp): the regexes it splits with, applied in
+    turn, whether a word found whole in the vocabulary skips the merges, and whether BOS is added by default."""
+
+    regexes: tuple[str, ...]
+    ignore_merges: bool = False
+    add_bos: bool = False
+
+
+_LLAMA3_PRE = _PreTokenizer((_LLAMA3,), ignore_merges=True, add_bos=True)
+
+
+_GPT2_PRE = _PreTokenizer((_GPT2,))
+
+
+#: `tokenizer.ggml.pre` names, grouped as llama.cpp groups them.
+GGUF_PRE_TOKENIZERS: dict[str, _PreTokenizer] = {
+    **dict.fromkeys(("qwen2", "deepseek-r1-qwen"), _PreTokenizer((_QWEN2,))),
+    **dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2"),
+                    _LLAMA3_PRE),
+    **dict.fromkeys(("gpt-2", "phi-2"), _GPT2_PRE),
+    "default": _PreTokenizer((r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", r"[0-9][0-9][0-9]")),
+}
+
+
+_GGUF_KEYS = ("tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens", "tokenizer.ggml.token_type",
+              "tokenizer.ggml.merges", "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id",
+              "tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_eos_token", "tokenizer.chat_template",
+              "general.name")
+
+
+# Token types (gguf.TokenType): CONTROL and USER_DEFINED are matched in text before BPE (llama.cpp does with
+# parse_special, as servers tokenize a rendered template), UNKNOWN likewise.
+_SPECIAL_TYPES = {2, 3, 4}
+
+
+def load_gguf(path: str | Path, *, chat_template: str | None = None,
+              template_vars: Mapping[str, Any] | None = None) -> TargetModel:
+    """Tokenizer and chat template from a GGUF file's metadata (extras: `gguf`, `hf`, `templates`).
+
+    Reading a large vocabulary with the `gguf` package takes seconds, so the result is cached per file (path,
+    size and modification time) for the life of the process."""
+    path = Path(path)
+    if not path.is_file():
+        raise TokenizerError(f"GGUF file not found: {path}")
+    stat = path.stat()
+    _, tok, meta = _gguf_tokenizer(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    name = path.name
+    template = chat_template if chat_template is not None else meta["template"]
+    if template is None:
+        return TargetModel(name, tok, exact=False, source="gguf")
+    tokens = meta["tokens"]
+    variables = {"bos_token": _id_text(tokens, meta["bos_id"]), "eos_token": _id_text(tokens, meta["eos_id"]),
+                 **(template_vars or {})}
+    framing = ChatTemplate(template, variables, bos_id=meta["bos_id"], eos_id=meta["eos_id"],
+                           add_bos=meta["add_bos"], add_eos=meta["add_eos"])
+    return TargetModel(name, tok, exact=True, source="gguf", framing=framing)
+
+
+def _id_text(tokens: Sequence[str], token_id: int | None) -> str:
+    return tokens[token_id] if token_id is not None and 0 <= token_id < len(tokens) else ""
+
+
+@lru_cache(maxsize=4)
+def _gguf_tokenizer(path: str, size: int, mtime_ns: int) -> tuple[str, HuggingFaceTokenizer, dict[str, Any]]:
+    del size, mtime_ns  # part of the cache key only
+    meta = read_gguf_metadata(path)
+    kind = meta.get("tokenizer.ggml.model")
+    if kind != "gpt2":
+        raise TokenizerError(f"{path}: tokenizer type {kind!r} is not supported (only byte-level BPE, "
+                             "tokenizer.ggml.model = 'gpt2'); use the model's tokenizer.json instead")
+    pre_name = meta.get("tokenizer.ggml.pre") or "default"  # llama.cpp's choice when the key is missing
+    pre = GGUF_PRE_TOKENIZERS.get(pre_name)
+    if pre is None:
+        raise TokenizerError(f"{path}: pre-tokenizer {pre_name!r} is not supported (supported: "
+                             f"{', '.join(GGUF_PRE_TOKENIZERS)}); use the model's tokenizer.json instead")
+    tokens: list[str] = meta.get("tokenizer.ggml.tokens") or []
+    types: list[int] = meta.get("tokenizer.ggml.token_type") or [1] * len(tokens)
+    merges: list[str] = meta.get("tokenizer.ggml.merges") or []
+    if not tokens or len(types) != len(tokens):
+        raise TokenizerError(f"{path}: no usable tokenizer.ggml.tokens / token_type in the metadata")
+    hf = _build_bpe(tokens, types, merges, pre)
+    digest = hashlib.blake2b(digest_size=8)
+    for part in (pre_name, "\n".join(tokens), "\n".join(merges), ",".join(map(str, types))):
+        digest.update(part.encode("utf-8") + b"\0")
+    label = meta.get("general.name") or Path(path).stem
+    name = f"gguf:{label}:{digest.hexdigest()}"
+    add_bos = meta.get("tokenizer.ggml.add_bos_token")
+    add_eos = meta.get("tokenizer.ggml.add_eos_token")
+    info = {"tokens": tokens, "template": meta.get("tokenizer.chat_template"),
+            "bos_id": meta.get("tokenizer.ggml.bos_token_id"), "eos_id": meta.get("tokenizer.ggml.eos_token_id"),
+            "add_bos": pre.add_bos if add_bos is None else bool(add_bos), "add_eos": bool(add_eos)}
+    return name, HuggingFaceTokenizer.wrap(hf, name), info
+
+
+def read_gguf_metadata(path: str | Path) -> dict[str, Any]:
+    """The tokenizer keys of a GGUF file, as Python values, read with the `gguf` package."""
+    try:
+        import gguf
+    except ImportError:
+        raise TokenizerError("reading a GGUF file needs the `gguf` package: pip install 'evidencepack[gguf]'") from None
+    try:
+        reader = gguf.GGUFReader(str(path), "r")
+    except Exception as err:  # the reader raises ValueError/struct errors on anything malformed
+        raise TokenizerError(f"cannot read GGUF file {path}: {err}") from None
+    out: dict[str, Any] = {}
+    for key in _GGUF_KEYS:
+        f = reader.fields.get(key)
+        if f is not None:
+            out[key] = _gguf_value(f, gguf.GGUFValueType)
+    return out
+
+
+def _gguf_value(f: Any, vt: Any) -> Any:
+    def one(index: int, vtype: Any) -> Any:
+        part = f.parts[index]
+        return bytes(part).decode("utf-8") if vtype == vt.STRING else part.tolist()[0]
+
+    if f.types[0] == vt.ARRAY:
+        if len(f.types) > 2:
+            raise TokenizerError("nested arrays in GGUF tokenizer metadata are not supported")
+        item = f.types[-1] if len(f.types) > 1 else None
+        if item == vt.STRING:
+            return [bytes(f.parts[i]).decode("utf-8") for i in f.data]
+        return [v for i in f.data for v in f.parts[i].tolist()]
+    return one(f.data[0], f.types[0])
+
+
+def _build_bpe(tokens: Sequence[str], types: Sequence[int], merges: Sequence[str], pre: _PreTokenizer) -> Any:
+    """Byte-level BPE from a GGUF vocabulary, split as llama.cpp splits: its regexes applied in turn, each
+    keeping matches and the text between them, then bytes mapped to the GPT-2 alphabet. No normaliser:
+    llama.cpp applies none."""
+    tk = require_tokenizers("a GGUF tokenizer")
+    from tokenizers import AddedToken, Regex, decoders, models, pre_tokenizers
+
+    vocab = {text: i for i, text in enumerate(tokens)}  # a repeated text maps to its last id, as in llama.cpp
+    pairs = []
+    for line in merges:
+        cut = line.find(" ", 1)  # llama.cpp splits at the first space after the first character
+        if cut < 0:
+            raise TokenizerError(f"malformed merge {line!r} in GGUF metadata")
+        pairs.append((line[:cut], line[cut + 1:]))
+    try:
+        model = models.BPE(vocab=vocab, merges=pairs, ignore_merges=pre.ignore_merges)
+    except Exception as err:  # merges whose result is missing from the vocabulary
+        raise TokenizerError(f"GGUF vocabulary and merges do not form a BPE model: {err}") from None
+    hf = tk.Tokenizer(model)
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(r), behavior="isolated", invert=False) for r in pre.regexes]
+        + [pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens([AddedToken(tokens[i], special=True, normalized=False)
+                           for i, t in enumerate(types) if t in _SPECIAL_TYPES and tokens[i]])
+    return hf
