@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import evidencepack.passes.scan as scan_module
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evidencepack as ep
+import evidencepack.passes.scan as scan_module
 from evidencepack import Budget, RecordError, assemble
 from evidencepack.data.demo import corpus
 from evidencepack.passes.order import STRATEGIES
