@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidencepack.citations.values import extract_values, supported, unsupported_in
+from evidencepack.citations.values import claimed_values, extract_values, supported, unsupported_in
 
 
 def keys(text: str) -> list[str]:
@@ -55,3 +55,20 @@ def test_handles_are_never_values(n: int, form: str) -> None:
     assert extract_values("PTO is forfeited " + form.format(n)) == ()
 
 
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    ("The old 90-day rotation no longer applies.", []),
+    ("The previous rule of rotating every 90 days has been withdrawn.", []),
+    ("The former $500 cap does not apply to contractors.", []),
+    ("The 90-day rotation still applies.", ["90 day"]),  # nothing says the rule is gone
+    ("The old 90-day rotation was extended to 120 days.", ["90 day", "120 day"]),  # changed, not retracted
+    ("Rotation no longer applies after 90 days.", ["90 day"]),  # the value is a condition, not the old rule
+    ("The old rule no longer applies; passwords rotate every 60 days.", ["60 day"]),
+    ("The old 90-day rotation no longer applies; passwords now rotate every 60 days.", ["60 day"]),
+    ("The old rule no longer applies, and passwords now rotate every 60 days.", ["60 day"]),
+    ("The old policy said 30 days: the 90-day rotation no longer applies.", ["30 day", "90 day"]),  # 2 clauses
+])
+def test_a_value_naming_a_rule_said_to_be_gone_is_not_claimed(text: str, claimed: list[str]) -> None:
+    assert [v.key for v in claimed_values(text)] == claimed
+    assert extract_values(text)  # every example has values: only the claim filter differs

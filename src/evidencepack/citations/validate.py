@@ -20,7 +20,7 @@ from .parse import parse_citations, scan
 from .sentences import split_sentences
 from .severities import Severities, Severity, severities_of
 from .source import SourceIndex, read_assembly
-from .values import Value, extract_values, supported, unsupported_among, unsupported_message, values_of
+from .values import Value, claimed_values, extract_values, supported, unsupported_among, unsupported_message, values_of
 
 __all__ = ["Embed", "finding_for", "judge", "parse_citations", "scan", "validate_citations", "verdict_of"]
 
@@ -295,5 +295,6 @@ class _Claims:
         mine = self.claim_values(sentence) if known else ()
         if not mine:
             return []
+        claimed = claimed_values(self.claim(sentence))
         pool = [v for key in (*known, "") for v in self._source_values(key)]
-        return list(unsupported_among(mine, pool))
+        return list(unsupported_among((v for v in mine if v in claimed), pool))

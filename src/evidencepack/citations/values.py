@@ -19,8 +19,8 @@ from .handles import HANDLE_LIKE
 from .markdown import strip_bullet
 from .model import shorten
 
-__all__ = ["UnsupportedValue", "Value", "extract_values", "mask_handles", "supported", "unsupported_among",
-           "unsupported_in", "unsupported_message", "values_of"]
+__all__ = ["UnsupportedValue", "Value", "claimed_values", "extract_values", "mask_handles", "retracted_spans",
+           "supported", "unsupported_among", "unsupported_in", "unsupported_message", "values_of"]
 
 _SMALL = {w: i for i, w in enumerate(
     [
@@ -258,6 +258,37 @@ def _same_duration(s: Value, value: Value) -> bool:
     return months is not None and _in_months(s) == months
 
 
+# A rule named only to say it is gone: "The old 90-day rotation no longer applies." The values between the
+# marker of an old rule and the clause's retraction, in one clause, are not the sentence's claims (issue 25).
+_OLD_RULE = re.compile(r"\b(?:old|previous|former|earlier|prior|legacy|outdated|superseded|expired)\b", re.IGNORECASE)
+_RETRACTED = re.compile(
+    r"\b(?:no longer (?:applies|apply|holds|hold|stands|is in effect|are in effect|is required|are required|"
+    r"is valid|are valid|exists|exist)|(?:does|do) not apply|(?:has|have|had) been (?:replaced|retired|removed|"
+    r"dropped|superseded|rescinded|withdrawn|abolished)|(?:was|were) (?:replaced|retired|removed|dropped|"
+    r"superseded|rescinded|withdrawn|abolished)|(?:is|are) (?:obsolete|void|gone))\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[;:!?\n]|\.\s|\b(?:but|while|whereas|and now|now)\b", re.IGNORECASE)
+_RETRACTION_REACH = 80  # characters from the old-rule marker to its retraction
+
+
+def retracted_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each stretch "old … no longer applies" in one clause of `text`: from the old-rule marker
+    to the retraction. A value inside one names the rule that is gone; it does not state it."""
+    spans: list[tuple[int, int]] = []
+    for m in _OLD_RULE.finditer(text):
+        r = _RETRACTED.search(text, m.end(), m.end() + _RETRACTION_REACH)
+        if r is not None and not _CLAUSE_BREAK.search(text, m.end(), r.start()):
+            spans.append((m.start(), r.start()))
+    return spans
+
+
+def claimed_values(text: str) -> tuple[Value, ...]:
+    """The values `text` claims: `extract_values`, without those that name a rule the text says is gone
+    (`retracted_spans`)."""
+    found = extract_values(text)
+    spans = retracted_spans(text) if found else []
+    return tuple(v for v in found if not any(a <= v.start and v.end <= b for a, b in spans))
+
+
 def unsupported_among(values: Iterable[Value], pool: Sequence[Value]) -> tuple[Value, ...]:
     """The one unsupported-value check: the `values` that no value of `pool` (the sources' and the
     question's) states."""
@@ -265,9 +296,10 @@ def unsupported_among(values: Iterable[Value], pool: Sequence[Value]) -> tuple[V
 
 
 def unsupported_in(sentence: str, sources: Sequence[str], *, also_given: str = "") -> tuple[Value, ...]:
-    """The values of `sentence` that none of `sources` states (nor `also_given`, e.g. the question)."""
+    """The values `sentence` claims (`claimed_values`) that none of `sources` states (nor `also_given`, e.g. the
+    question)."""
     pool = [v for s in (*sources, also_given) for v in values_of(s)]
-    return unsupported_among(extract_values(sentence), pool)
+    return unsupported_among(claimed_values(sentence), pool)
 
 
 @lru_cache(maxsize=4096)
