@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from . import __version__
 from .assemble import assemble
 from .errors import EvidencepackError
+from .errors import UsageError as UsageError  # re-exported from its old home
 from .options import NOTICE_PLACEMENTS, NOTICE_STYLES
 from .passes.budget import Budget
 from .passes.order import STRATEGIES
@@ -26,10 +27,6 @@ from .records.record import SENSITIVITIES
 from .render import FORMATS, MARKINGS, PROFILES
 from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES
 from .report import report_table
-
-
-class UsageError(EvidencepackError):
-    """A command-line mistake."""
 
 
 class Parser(argparse.ArgumentParser):

@@ -21,6 +21,7 @@ from typing import Any
 from ..assemble import Assembly, assemble
 from ..citations.claims import attribute, sources_of, unsupported_in
 from ..data import corpus, traps
+from ..errors import DatasetError
 from .experiments import EVAL_KEY, condition_options
 
 
@@ -44,7 +45,7 @@ def measure(path: str | Path) -> dict[str, Any]:
         record = {m.handle: m.id for m in a.manifest}
         missing = [i for i in (*it["support"], *it["cites"]) if i not in handle]
         if missing:
-            raise ValueError(f"{it['sentence']!r}: records {missing} are not in the {it['trap']} prompt")
+            raise DatasetError(f"{it['sentence']!r}: records {missing} are not in the {it['trap']} prompt")
         sentence = it["sentence"]
         if it["cites"]:
             sentence = f"{sentence.rstrip('.')} [{', '.join(handle[i] for i in it['cites'])}]."

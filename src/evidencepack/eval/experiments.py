@@ -15,9 +15,10 @@ from typing import Any
 from ..assemble import Assembly, assemble
 from ..citations.model import SEVERITIES
 from ..citations.policies import repair_line, repair_prompt, withhold
+from ..errors import BackendError, DatasetError, OptionError
 from ..passes.budget import Budget
 from ..records.record import Record
-from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
+from .backends import Backend, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
 from .datasets import SweepItem, TrapQuestion, sweep_correct
 from .judge import Judgement, LLMJudge, judge
@@ -76,17 +77,17 @@ Progress = Callable[[int, int], None]
 
 
 def condition_options(condition: str) -> dict[str, Any]:
-    """The assembly options a condition name selects; `ValueError` for an unknown base or variant."""
+    """The assembly options a condition name selects; `OptionError` for an unknown base or variant."""
     base, *parts = condition.split("+")
     if base not in TRAP_BASES:
-        raise ValueError(f"unknown condition(s) {condition}: a condition starts with {' or '.join(TRAP_BASES)}, "
+        raise OptionError(f"unknown condition(s) {condition}: a condition starts with {' or '.join(TRAP_BASES)}, "
                          f"then any of {', '.join('+' + v for v in TRAP_VARIANTS)}")
     unknown = [p for p in parts if p not in TRAP_VARIANTS]
     if unknown or len(set(parts)) != len(parts):
-        raise ValueError(f"unknown condition(s) {condition}: unknown or repeated variant(s) "
+        raise OptionError(f"unknown condition(s) {condition}: unknown or repeated variant(s) "
                          f"{', '.join(unknown) or 'repeated'} (variants: {', '.join(TRAP_VARIANTS)})")
     if base == "flat" and set(parts) - {"exclude"}:
-        raise ValueError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
+        raise OptionError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
                          "structured+exclude prompt shows, flattened)")
     out = dict(TRAP_BASES[base])
     for p in parts:
@@ -128,12 +129,12 @@ def repair_message(findings: Sequence[Mapping[str, Any]], kinds: Sequence[str] =
 
 
 def guard_kinds(kinds: Sequence[str] | str) -> tuple[str, ...]:
-    """Finding kinds the guard acts on, from a sequence or a comma-separated string; `ValueError` for an
+    """Finding kinds the guard acts on, from a sequence or a comma-separated string; `OptionError` for an
     unknown kind or an empty list."""
     parts = [k.strip() for k in (kinds.split(",") if isinstance(kinds, str) else kinds) if k.strip()]
     unknown = [k for k in parts if k not in SEVERITIES]
     if unknown or not parts:
-        raise ValueError(f"unknown guard kind(s) {', '.join(unknown) or '(none given)'} "
+        raise OptionError(f"unknown guard kind(s) {', '.join(unknown) or '(none given)'} "
                          f"(any of {', '.join(SEVERITIES)})")
     return tuple(dict.fromkeys(parts))
 
@@ -302,7 +303,7 @@ class TrapRun:
             condition_options(c)
         guard_kinds(self.guard_on)
         if self.guard_repair not in GUARD_REPAIRS:
-            raise ValueError(f"guard_repair must be one of {', '.join(GUARD_REPAIRS)}, got {self.guard_repair!r}")
+            raise OptionError(f"guard_repair must be one of {', '.join(GUARD_REPAIRS)}, got {self.guard_repair!r}")
         if any(is_guarded(c) for c in self.conditions) and self.validator is None:
             raise BackendError("a +guard condition needs evidencepack.citations.validate_citations, which this "
                                "installation does not have; drop that condition")
@@ -336,10 +337,10 @@ class SweepRun:
                      system_template=self.system, model=self.model)  # pinned: the cached answers stay valid
         if len(a.manifest) != len(item.records):
             dropped = [o.id for o in a.report.records if o.decision != "included"]
-            raise ValueError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")
+            raise DatasetError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")
         seat = next(m.position for m in a.manifest if m.id == item.gold_id)
         if item.position is not None and seat != item.position:
-            raise ValueError(f"{item.qid}: gold seated at {seat}, expected {item.position}")
+            raise DatasetError(f"{item.qid}: gold seated at {seat}, expected {item.position}")
         return a.messages, seat, a.report.budget["prompt_tokens"]
 
     def one(self, item: SweepItem) -> dict[str, Any]:
