@@ -49,7 +49,9 @@ class RecordError(EvidencepackError, ValueError):
 
 
 class OptionError(EvidencepackError, ValueError):
-    """An assembly option is unknown, of the wrong type or out of range; raised before any record is read."""
+    """An assembly option is unknown, of the wrong type or out of range; raised before any record is read. Also
+    an evaluation run's options (a condition name, guard kinds, the guard's repair), which select assembly
+    options."""
 
 
 class BudgetError(EvidencepackError, ValueError):
