@@ -1,4 +1,4 @@
-"""Precision of `claims.attribute` and `claims.unsupported_value` on a labelled set of answer sentences.
+"""Precision of `citations.attribution.attribute` and `unsupported_value` on a labelled set of answer sentences.
 
 Each line of the set names a bundled trap question (its records, assembled as the `structured` trap
 condition assembles them, are the sources), a sentence, the record ids that support it (empty: nothing
@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble import Assembly, assemble
-from ..citations.claims import attribute, sources_of, unsupported_in
+from ..citations.attribution import attribute, sources_of
+from ..citations.values import unsupported_in
 from ..data import corpus, traps
 from ..errors import DatasetError
 from .experiments import EVAL_KEY, condition_options

@@ -13,8 +13,8 @@ from functools import partial
 from typing import Any
 
 from ..assemble import Assembly, assemble
-from ..citations.model import SEVERITIES
 from ..citations.policies import repair_line, repair_prompt, withhold
+from ..citations.severities import SEVERITIES
 from ..errors import BackendError, DatasetError, OptionError
 from ..passes.budget import Budget
 from ..records.record import Record
@@ -157,8 +157,8 @@ def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> d
 
 def _attribution(answer: str, a: Assembly) -> dict[str, Any]:
     """Which sentences rest on which sources: handles the model wrote, handles attributed to uncited
-    sentences (`claims.attribute`), and values no supporting source states (`claims.unsupported_value`)."""
-    from ..citations.claims import attribute, unsupported_value
+    sentences (`attribution.attribute`), and values no supporting source states (`attribution.unsupported_value`)."""
+    from ..citations.attribution import attribute, unsupported_value
 
     atts = attribute(answer, a)
     known = {m.handle for m in a.manifest}
