@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from . import __version__
 from .assemble import assemble
 from .errors import EvidencepackError
+from .errors import UsageError as UsageError  # re-exported from its old home
 from .options import NOTICE_PLACEMENTS, NOTICE_STYLES
 from .passes.budget import Budget
 from .passes.order import STRATEGIES
@@ -30,10 +31,6 @@ from .report import report_table
 if TYPE_CHECKING:
     from .citations import ConflictNote, SourceIndex, Verdict
     from .citations.severities import Severities
-
-
-class UsageError(EvidencepackError):
-    """A command-line mistake."""
 
 
 class Parser(argparse.ArgumentParser):

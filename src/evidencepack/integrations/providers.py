@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ..assemble import Assembly
 from ..citations.severities import Severities, Severity
-from ..errors import EvidencepackError
-from . import MissingExtraError
+from ..errors import MissingExtraError, ProviderError
 from .common import (
     REGENERATE_ON,
     Answered,
@@ -57,10 +56,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AnthropicRequest", "ProviderError", "anthropic_request", "ask", "ask_async", "ask_stream",
            "ask_stream_async", "openai_messages"]
-
-
-class ProviderError(EvidencepackError, TypeError):
-    """The client is neither an OpenAI nor an Anthropic client, or is sync where async is needed (or back)."""
 
 
 class AnthropicRequest(TypedDict):
