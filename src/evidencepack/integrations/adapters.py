@@ -145,6 +145,8 @@ def _dict(rid: Any, text: Any, meta: dict[str, Any], derived: Mapping[str, Any],
     data: dict[str, Any] = {"id": rid if isinstance(rid, str) else _plain_id(rid), "text": text}
     for name, value in fields.items():
         if value is None:
+            if name == "sensitivity":  # present but null: kept, so the core fails closed (one rule, every path)
+                data[name] = None
             continue
         if name in _STRING_FIELDS:
             value = _as_text(value)
