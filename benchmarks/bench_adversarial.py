@@ -29,7 +29,7 @@ def forget_texts() -> None:
     timed call does the work; compiled patterns stay, as in a running service."""
     render._neutralised_text.cache_clear()
     render._neutralised_value.cache_clear()
-    dedup._fingerprint.cache_clear()
+    dedup.clear_fingerprint_cache()
     DEFAULT_CACHE.clear()
 
 

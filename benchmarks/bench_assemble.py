@@ -16,7 +16,7 @@ import statistics
 import time
 
 from evidencepack import Budget, assemble, get_tokenizer
-from evidencepack.passes.dedup import _fingerprint
+from evidencepack.passes.dedup import clear_fingerprint_cache
 from evidencepack.render import _neutralised_text
 from evidencepack.tokens.tokenizers import CountCache
 
@@ -62,7 +62,7 @@ def main() -> None:
 
         def cold(run=run) -> None:
             _neutralised_text.cache_clear()
-            _fingerprint.cache_clear()
+            clear_fingerprint_cache()
             run(CountCache())
 
         warm_cache = CountCache()

@@ -83,8 +83,10 @@ def test_llamaindex_keys_ref_doc_id_and_embedding():
               metadata={"file_name": "handbook.pdf", "file_path": "/data/handbook.pdf", "page_label": "12",
                         "creation_date": "2024-02-01"})
     [r] = from_llamaindex([NS(node=node, score=0.5)])
-    assert (r.id, r.doc, r.section, r.date, r.score) == ("n1", "handbook.pdf", "p. 12", date(2024, 2, 1), 0.5)
+    # creation_date is the file's time, not the document's (issue 25, item 7): never the record's date
+    assert (r.id, r.doc, r.section, r.date, r.score) == ("n1", "handbook.pdf", "p. 12", None, 0.5)
     assert r.metadata["ref_doc_id"] == "doc-7" and r.embedding == (0.1, 0.2)
+    assert r.url == "/data/handbook.pdf" and r.metadata["creation_date"] == "2024-02-01"
 
 
 def test_haystack_page_number_file_path_embedding():
@@ -177,6 +179,8 @@ def test_real_framework_objects():
     assert (r.doc, r.section, r.metadata["ref_doc_id"], r.embedding, r.score) == ("b.pdf", "p. iv", "doc-1",
                                                                                    (0.5,), 0.3)
     [d] = llamaindex_dicts([schema.Document(text="z", metadata={"creation_date": "2024-05-06"})])
-    assert d["date"] == "2024-05-06"
+    assert "date" not in d  # a filesystem time is not the document's date
+    [d] = llamaindex_dicts([schema.Document(text="z", metadata={"creation_date": "2024-05-06", "date": "2024-01-02"})])
+    assert d["date"] == "2024-01-02"  # unless the caller maps it
     [r] = from_haystack([haystack.Document(content="w", meta={"file_path": "c.pdf", "page_number": 2})])
     assert (r.doc, r.section) == ("c.pdf", "p. 2")

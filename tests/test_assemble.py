@@ -41,9 +41,10 @@ def test_every_record_accounted_with_reasons():
 
 def test_header_shows_validity_status_not_raw_dates():
     a = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY)
-    # the default (compact) header: values unlabelled, the validity as a status at as_of
-    assert (f"<<<{a.boundary} BEGIN S2>>> Slack #team-ops · 2023-11-02 · slack · informal · "
-            "EXPIRED since 2024-06-30 · internal\n") in a.user
+    # the default (compact) header: closed values first and unlabelled, the validity as a status at as_of,
+    # free text quoted
+    assert (f"<<<{a.boundary} BEGIN S2>>> informal · EXPIRED since 2024-06-30 · internal · "
+            '"Slack #team-ops" · 2023-11-02 · "slack"\n') in a.user
     text = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, format="text").user
     assert "authority: informal" in text and "EXPIRED since 2024-06-30" in text
     assert "https://hr.example" not in a.prompt  # urls stay server-side by default
@@ -99,14 +100,14 @@ def test_flat_baseline_is_texts_joined_by_newlines():
 
 def test_profiles_choose_header_fields():
     ref = assemble(PTO, "q", as_of=AS_OF, profile="reference", boundary_key=KEY, conflict_notice=False).user
-    assert "authority" not in ref and "§5.2 Paid time off" in ref
+    assert "authority" not in ref and '§"5.2 Paid time off"' in ref
     minimal = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY)
-    assert f"<<<{minimal.boundary} BEGIN S1>>> Employee Handbook\n" in minimal.user  # compact, the default
+    assert f"<<<{minimal.boundary} BEGIN S1>>> \"Employee Handbook\"\n" in minimal.user  # compact, the default
     text = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY, format="text").user
-    assert "[S1] (doc: Employee Handbook)" in text
+    assert '[S1] (doc: "Employee Handbook")' in text
     custom = assemble([{"id": "a", "text": "t", "metadata": {"owner": "HR Ops"}}], "q", as_of=AS_OF,
                       profile=["doc", "owner"], boundary_key=KEY)
-    assert "BEGIN S1>>> owner: HR Ops\n" in custom.user
+    assert 'BEGIN S1>>> owner: "HR Ops"\n' in custom.user
     assert custom.report.tokens["fields"]["owner"] > 0
 
 

@@ -57,7 +57,7 @@ def test_trap_missing_key_and_unknown_record(tmp_path: Path) -> None:
         parse_trap(GOOD, known_ids=["a"])
     f = tmp_path / "t.jsonl"
     f.write_text(json.dumps(GOOD) + "\n{oops\n")
-    with pytest.raises(DatasetError, match="t.jsonl line 2: not JSON"):
+    with pytest.raises(DatasetError, match="t.jsonl line 2 is not JSON"):
         load_traps(f)
     f.write_text(json.dumps(GOOD) + "\n" + json.dumps(GOOD) + "\n")
     with pytest.raises(DatasetError, match="appears twice"):

@@ -47,7 +47,7 @@ def test_no_window_means_no_status_field():
 
 def test_custom_profile_with_metadata_keys_and_field_costs():
     a = one(profile=["doc", "owner", "metadata.region"], metadata={"owner": "HR Ops", "region": "EU"})
-    assert "owner: HR Ops" in a.user and "metadata.region: EU" in a.user
+    assert 'owner: "HR Ops"' in a.user and 'metadata.region: "EU"' in a.user
     assert set(a.report.tokens["fields"]) == {"doc", "owner", "metadata.region"}
     assert all(v > 0 for v in a.report.tokens["fields"].values())
 

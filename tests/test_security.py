@@ -26,6 +26,7 @@ from evidencepack.passes.scan import injection_score
 from evidencepack.records.jsonl import parse_jsonl_bytes
 from evidencepack.records.record import SENSITIVITIES
 from evidencepack.render import read_blocks
+from evidencepack.render.fields import escape_free_text
 from evidencepack.render.neutralise import neutralise, neutralise_value
 from evidencepack.tokens.tokenizers import CallableTokenizer
 from payloads import ROLE_MARKERS, all_payloads
@@ -116,16 +117,16 @@ def check_invariant(asm: ep.Assembly, records: Sequence[Mapping[str, Any]], fmt:
         for name in PROFILE:
             raw = rec.get("metadata", {}).get(name) if name == "note" else rec.get(name)
             if isinstance(raw, str) and name != "date":
-                value = neutralise_value(raw, boundary=asm.boundary)
+                value = escape_free_text(neutralise_value(raw, boundary=asm.boundary))
                 if not value:
                     continue
+                assert '"' not in value  # free text can never end its own quotes
                 if fmt == "json":
                     assert value in header.values()
                 elif fmt == "xml":
-                    assert value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(
-                        '"', "&quot;") in header
+                    assert value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in header
                 else:
-                    assert value in header
+                    assert f'"{value}"' in header
         # A record cannot forge a handle: only its own handle is citation-parseable inside its block.
         assert not CITATION.search(fold(block.text))
         if fmt in ("text", "markdown"):

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
+from . import __version__, safejson
 from .assemble import assemble
 from .errors import EvidencepackError
 from .errors import UsageError as UsageError  # re-exported from its old home
@@ -27,6 +27,7 @@ from .records.record import SENSITIVITIES
 from .render import FORMATS, MARKINGS, PROFILES
 from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES
 from .report import report_table
+from .seal import verify_env
 
 if TYPE_CHECKING:
     from .citations import ConflictNote, SourceIndex, Verdict
@@ -275,13 +276,9 @@ def _read_validate_inputs(args: argparse.Namespace) -> tuple[SourceIndex, str]:
     if args.assembly == "-" and args.answer == "-":
         raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
     name = "stdin" if args.assembly == "-" else args.assembly
-    try:
-        data = json.loads(sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8"))
-    except json.JSONDecodeError as err:
-        raise UsageError(f"{name} is not JSON: {err.msg} (line {err.lineno})") from None
-    except ValueError as err:  # e.g. an integer past the digit limit
-        raise UsageError(f"{name} is not an evidencepack assembly: {err}") from None
-    assembly = read_assembly(data)
+    raw = sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8")
+    data = safejson.loads(raw, name=name, error=UsageError)  # depth-limited: exit 2, never a traceback
+    assembly = read_assembly(verify_env(data))  # AssemblyFormatError (exit 2): malformed, tampered, bad seal
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
     return assembly, answer
 

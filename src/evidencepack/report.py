@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from .passes.conflicts import Conflict
+from .seal import SEAL, seal
 
 SCHEMA = "evidencepack.assembly/1"
 
@@ -112,6 +113,8 @@ class Assembly:
     boundary: str
     format: str
     handle_prefix: str = "S"
+    #: The MAC key derived from the caller's boundary key (`seal.sealing_key`); None: the JSON is not sealed.
+    seal_key: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def prompt(self) -> str:
@@ -130,7 +133,7 @@ class Assembly:
         return next((m for m in self.manifest if m.handle == handle), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "schema": SCHEMA,
             "prompt": self.prompt,
             "messages": self.messages,
@@ -140,6 +143,9 @@ class Assembly:
             "format": self.format,
             "handle_prefix": self.handle_prefix,
         }
+        if self.seal_key is not None:
+            out[SEAL] = seal(out, self.seal_key)
+        return out
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)

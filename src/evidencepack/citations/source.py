@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import AssemblyFormatError, EvidencepackError
 from ..passes.conflicts import Conflict
 from ..render.formats import read_blocks
+from ..seal import check_index
 from .handles import Grammar, handle_pattern
 
 WEAK_AUTHORITIES = ("informal", "superseded")
@@ -108,8 +109,8 @@ def read_assembly(assembly: Any) -> SourceIndex:
     """A `SourceIndex` from an `Assembly`, its `to_dict()`, or a `SourceIndex` (returned as is)."""
     if isinstance(assembly, SourceIndex):
         return assembly
-    if isinstance(assembly, Mapping):
-        return _read(assembly)
+    if isinstance(assembly, Mapping):  # a JSON from outside: its manifest must match its own prompt
+        return check_index(_read(assembly))
     to_dict = getattr(assembly, "to_dict", None)
     if callable(to_dict) and hasattr(assembly, "manifest"):
         data = to_dict()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import safejson
 from ..errors import DatasetError as DatasetError  # re-exported: eval's public error
 from ..records.record import Record
 
@@ -129,10 +130,7 @@ def load_traps(path: str | Path | None = None, *, corpus: Sequence[Record] | Non
         for n, line in enumerate(p.read_text("utf-8").splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                rows.append((n, json.loads(line)))
-            except json.JSONDecodeError as err:
-                raise DatasetError(f"{name} line {n}: not JSON ({err.msg})") from None
+            rows.append((n, safejson.loads(line, name=f"{name} line {n}", error=DatasetError)))
     known = [r.id for r in corpus] if corpus is not None else None
     out = [parse_trap(d, where=f"{name} line {n}", known_ids=known) for n, d in rows]
     seen: set[str] = set()
@@ -187,7 +185,7 @@ def _open_jsonl_gz(path: Path) -> Iterable[dict[str, Any]]:
     with opener(path, "rt", encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
-                yield json.loads(line)
+                yield safejson.loads(line, name=path.name, error=DatasetError)
 
 
 def kv_questions(path: str | Path | None = None, *, k: int = 9, questions: int = 10, seed: int = 0

@@ -10,7 +10,6 @@ the report shows them: id and reason. All text is escaped (see `_html.esc`); the
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_left
 from collections import defaultdict
@@ -19,10 +18,12 @@ from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
+from .. import safejson
 from ..citations import Verdict, validate_citations
 from ..citations.severities import Severities, Severity, severities_of
 from ..errors import AssemblyFormatError
 from ..render import read_blocks
+from ..seal import check_numbers, field_name, verify_env
 from .html import anchor, attr, esc, page, pre, safe_url, table
 
 # (css key, label) of the budget bar, left to right: what is spent before the sources, the sources, what is
@@ -55,10 +56,7 @@ _FINDING_LABEL = {"unknown_handle": "unknown handle", "record_id": "record id, n
 
 def load_assembly(path: str | Path) -> dict[str, Any]:
     """Read the JSON `evidencepack assemble --json` printed; a wrong file is an `AssemblyFormatError`."""
-    try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except json.JSONDecodeError as err:
-        raise AssemblyFormatError(f"{path} is not JSON: {err.msg} (line {err.lineno})") from None
+    data = verify_env(safejson.loads(Path(path).read_text("utf-8"), name=str(path), error=AssemblyFormatError))
     if not isinstance(data, dict):
         raise AssemblyFormatError(f"{path} is not an evidencepack assembly")
     return data
@@ -79,8 +77,10 @@ def inspector_html(assembly: Any, answer: str | None = None, *,
         verdict = validate_citations(answer, data, severities=levels, attribute=attribute)
     try:
         return _page(_View.of(data), answer, verdict, title)
+    except AssemblyFormatError:
+        raise
     except (KeyError, TypeError, AttributeError, ValueError) as err:  # a hand-edited or foreign JSON file
-        raise AssemblyFormatError(f"not an evidencepack assembly (missing or malformed {err})") from None
+        raise AssemblyFormatError(f"not an evidencepack assembly (missing or malformed {field_name(err)})") from None
 
 
 def _page(view: _View, answer: str | None, verdict: Verdict | None, title: str | None) -> str:
@@ -137,6 +137,7 @@ class _View:
         for key in ("records", "budget"):
             if key not in data["report"]:
                 raise KeyError(f"report.{key}")
+        check_numbers(data["report"]["budget"], "report.budget")  # named, never quoted (issue 25, item 4)
         return cls(data)
 
     def _blocks(self) -> dict[str, tuple[str, str]]:

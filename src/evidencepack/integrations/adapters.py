@@ -12,6 +12,18 @@ fields; the table per framework is in docs/integrations.md. Two layers:
 
 An id is never invented from a position: a document without one gets a content hash of its text and source
 (`lc-…`, `li-…`, `hs-…`), so two different chunks cannot share it and the same chunk retrieved twice does.
+
+Provenance leaks nothing and misleads no one (issue 25, item 7):
+
+- a file path reaches the prompt as its file name only (`handbook-2024.md`, never `/srv/hr/…`); the full
+  path (or URL) is kept server-side in the manifest's `url`, which no built-in profile renders, so the model
+  provider never sees the server's layout. A URL shown as a name loses its query, fragment and credentials
+  (a signed link's token stays server-side);
+- a filesystem time (LlamaIndex's `creation_date`, `last_modified_date`) is never the document's `date`: a
+  copy made today would look newest. A date the document itself carries (a PDF's `creationdate`) is used;
+  a caller who wants a file time maps it (`metadata["date"] = …`);
+- a page is given only for formats that have pages: Haystack numbers every chunk of a `.txt`, `.md` or
+  `.html` file "page 1", which would cite a page that does not exist.
 """
 
 from __future__ import annotations
@@ -51,10 +63,10 @@ def langchain_dicts(documents: Iterable[Any], *, score_kind: ScoreKind = "simila
             score = meta.get("relevance_score")
         source = meta.get("source")
         derived: dict[str, Any] = {
-            "doc": _first_text(meta.get("title"), source),
-            "url": source if isinstance(source, str) and _URL.match(source) else None,
-            "section": _page(meta.get("page_label"), meta.get("page"), zero_based=True),
-            "date": _first(meta, "creationdate", "creation_date"),
+            "doc": _first_text(meta.get("title"), display_name(source)),
+            "url": _first_text(source),
+            "section": _page(meta.get("page_label"), meta.get("page"), zero_based=True, path=source),
+            "date": _first(meta, "creationdate"),  # the PDF's own metadata, not a filesystem time
         }
         rid = getattr(doc, "id", None) or meta.pop("id", None) or _hash_id("lc", text, source)
         out.append(_dict(rid, text, meta, derived, score, score_kind, None))
@@ -74,10 +86,11 @@ def llamaindex_dicts(nodes: Iterable[Any], *, score_kind: ScoreKind = "similarit
         ref = getattr(node, "ref_doc_id", None)
         if ref is not None:
             meta.setdefault("ref_doc_id", ref)
-        derived = {
-            "doc": _first_text(meta.get("file_name"), meta.get("file_path"), meta.get("title")),
-            "section": _page(meta.get("page_label"), None, zero_based=False),
-            "date": _first(meta, "creation_date", "last_modified_date"),
+        path = meta.get("file_path")
+        derived = {  # no `date`: creation_date and last_modified_date are the file's, not the document's
+            "doc": _first_text(meta.get("file_name"), display_name(path), meta.get("title")),
+            "url": _first_text(path),
+            "section": _page(meta.get("page_label"), None, zero_based=False, path=path),
         }
         rid = getattr(node, "node_id", None) or _hash_id("li", text, meta.get("file_path"))
         out.append(_dict(rid, text, meta, derived, score, score_kind, getattr(node, "embedding", None)))
@@ -92,9 +105,12 @@ def haystack_dicts(documents: Iterable[Any], *, score_kind: ScoreKind = "similar
     for d in documents:
         meta = dict(getattr(d, "meta", None) or {})
         text = getattr(d, "content", None)
+        path = meta.get("file_path")
         derived = {
-            "doc": _first_text(meta.get("title"), meta.get("file_path")),
-            "section": _page(None, meta.get("page_number"), zero_based=False),
+            "doc": _first_text(meta.get("title"), display_name(path)),
+            "url": _first_text(path),
+            "section": _page(None, meta.get("page_number"), zero_based=False, path=path,
+                             mime=meta.get("mime_type")),
         }
         rid = getattr(d, "id", None) or _hash_id("hs", text, meta.get("file_path"))
         out.append(_dict(rid, text, meta, derived, getattr(d, "score", None), score_kind,
@@ -130,6 +146,8 @@ def _dict(rid: Any, text: Any, meta: dict[str, Any], derived: Mapping[str, Any],
     data: dict[str, Any] = {"id": rid if isinstance(rid, str) else _plain_id(rid), "text": text}
     for name, value in fields.items():
         if value is None:
+            if name == "sensitivity":  # present but null: kept, so the core fails closed (one rule, every path)
+                data[name] = None
             continue
         if name in _STRING_FIELDS:
             value = _as_text(value)
@@ -188,8 +206,43 @@ def _first_text(*values: Any) -> str | None:
     return next((str(v) for v in values if isinstance(v, str) and v.strip()), None)
 
 
-def _page(label: Any, page: Any, *, zero_based: bool) -> str | None:
-    """`p. 4` from a printed page label, else from a page number (LangChain's PDF loaders count from 0)."""
+#: File types without pages: a page number on one of their chunks is a splitter's default, not a page.
+UNPAGED_SUFFIXES = frozenset((".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".csv", ".tsv", ".json",
+                              ".jsonl", ".xml", ".rst", ".log", ".yaml", ".yml", ".py", ".eml", ".rtf"))
+_SUFFIX = re.compile(r"(\.[A-Za-z0-9]{1,10})$")
+_CREDENTIALS = re.compile(r"^[^@/]*@")
+
+
+def display_name(source: Any) -> str | None:
+    """What of a path or URL may reach the prompt: a path's file name (`handbook-2024.md`), a URL without its
+    query, fragment or credentials (`https://hr.example/pto`). None for anything that is not a string."""
+    if not isinstance(source, str) or not source.strip():
+        return None
+    text = source.strip()
+    if _URL.match(text):
+        scheme, rest = text.split("://", 1)
+        rest = _CREDENTIALS.sub("", rest.split("#", 1)[0].split("?", 1)[0])
+        return f"{scheme}://{rest}"
+    if text.lower().startswith("file://"):
+        text = text[7:]
+    name = re.split(r"[\\/]", text.rstrip("/\\"))[-1]
+    return name or None
+
+
+def _unpaged(path: Any, mime: Any) -> bool:
+    """Whether the document is of a type without pages (by file suffix, or a text/* MIME type)."""
+    if isinstance(mime, str) and mime.lower().startswith("text/"):
+        return True
+    name = display_name(path) if isinstance(path, str) else None
+    m = _SUFFIX.search(name.split("?", 1)[0]) if name else None
+    return bool(m) and m.group(1).lower() in UNPAGED_SUFFIXES  # type: ignore[union-attr]
+
+
+def _page(label: Any, page: Any, *, zero_based: bool, path: Any = None, mime: Any = None) -> str | None:
+    """`p. 4` from a printed page label, else from a page number (LangChain's PDF loaders count from 0);
+    None for a file type without pages (`UNPAGED_SUFFIXES`)."""
+    if _unpaged(path, mime):
+        return None
     if isinstance(label, str | int) and not isinstance(label, bool) and str(label).strip():
         return f"p. {str(label).strip()}"
     if isinstance(page, int) and not isinstance(page, bool) and page >= 0:

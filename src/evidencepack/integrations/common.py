@@ -34,6 +34,7 @@ from ..citations import (
     withheld_note,
     withhold,
 )
+from ..citations.policies import REPAIR_OPENING
 from ..citations.severities import Severities, Severity
 from ..errors import OptionError
 from ..options import Options
@@ -193,8 +194,13 @@ def chat_messages(assembly: Assembly) -> list[ChatMessage]:
 
 
 def repair(messages: list[ChatMessage], answer: str, verdict: Verdict, prefix: str) -> list[ChatMessage]:
-    """The conversation for a regeneration: the answer as the model gave it, then exactly what was wrong."""
-    return [*messages, {"role": "assistant", "content": answer},
+    """The conversation for a regeneration: the answer as the model gave it, then exactly what was wrong.
+    Only the latest failed answer and its repair request are sent: an earlier pair is replaced, not kept, so
+    what each attempt resends stays the same size (it grew by the answer and request every time)."""
+    base = messages
+    if len(base) >= 2 and base[-2]["role"] == "assistant" and base[-1]["content"].startswith(REPAIR_OPENING):
+        base = base[:-2]
+    return [*base, {"role": "assistant", "content": answer},
             {"role": "user", "content": repair_instruction(verdict)}]
 
 

@@ -44,6 +44,7 @@ from ..citations import SourceIndex, withheld_note
 from ..citations.severities import Severities, Severity
 from ..errors import OptionError
 from ..passes.budget import Budget
+from ..seal import verify_env
 from .adapters import ScoreKind, haystack_dicts
 from .common import (
     REGENERATE_ON,
@@ -163,7 +164,7 @@ class CitationValidator:
 
         if not replies:
             raise IntegrationInputError("CitationValidator got no replies to check")
-        index = SourceIndex.of(assembly)
+        index = SourceIndex.of(verify_env(assembly))  # a sealed JSON from upstream: checked with the env key
         again = self._reassemble(assembly, documents, question)
         policy = replace(self.policy, repair=self.repair or default_repair(again))
         if policy.repair == "withhold" and again is None:

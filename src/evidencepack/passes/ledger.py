@@ -18,6 +18,7 @@ from ..records.ranking import Unusable
 from ..render import header_segment
 from ..render.neutralise import replace_surrogates
 from ..report import Assembly, ManifestEntry, Outcome, Report
+from ..seal import sealing_key
 from ..tokens.target import count_settings
 from .fit import Fitted
 
@@ -67,7 +68,8 @@ def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callab
         settings=opts.settings(),
         breakdown=lambda: _token_breakdown(opts, fitted),
     )
-    assembly = Assembly(fitted.system, fitted.user, manifest, report, fitted.boundary, opts.format, opts.handle_prefix)
+    assembly = Assembly(fitted.system, fitted.user, manifest, report, fitted.boundary, opts.format, opts.handle_prefix,
+                        sealing_key(opts.boundary_key))
     _log(assembly)
     return assembly
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .. import safejson
 from ..errors import RecordError
 from .ranking import check_unique_ids, rank_order
 from .record import Record, bare_message
@@ -13,7 +14,12 @@ from .record import Record, bare_message
 
 def load_jsonl(path: str | Path) -> tuple[Record, ...]:
     """Read one JSON object per line (blank lines skipped); errors name the line number."""
-    return parse_jsonl_bytes(Path(path).read_bytes())
+    try:
+        return parse_jsonl_bytes(Path(path).read_bytes())
+    except RecordError as err:  # name the file too: "corpus.jsonl line 3: …"
+        named = RecordError(f"{Path(path).name} {err}")
+        named.record_id, named.field, named.line = err.record_id, err.field, err.line
+        raise named from None
 
 
 def parse_jsonl_bytes(raw: bytes) -> tuple[Record, ...]:
@@ -48,21 +54,20 @@ def read_jsonl_bytes(raw: bytes) -> list[Line]:
             line = line.removeprefix("\ufeff")
         if not line.strip():
             continue
-        try:
-            data = json.loads(line, object_pairs_hook=_no_repeated_keys)
+        try:  # the guarded loader: depth-limited, errors without content
+            data = safejson.loads(line, name="", error=partial(_line_error, line=number),
+                                  object_pairs_hook=_no_repeated_keys)
         except _RepeatedKey as err:
             raise RecordError("key given twice in one object", field=str(err), line=number) from None
-        except json.JSONDecodeError as err:
-            raise RecordError(f"not valid JSON: {err.msg} (column {err.colno})", line=number) from None
-        except RecursionError:
-            raise RecordError("JSON nested too deeply", line=number) from None
-        except ValueError:  # e.g. an integer longer than Python's digit limit
-            raise RecordError("not valid JSON: a number is too long", line=number) from None
         if not isinstance(data, Line):
             raise RecordError(f"a record must be a JSON object, got {type(data).__name__}", line=number)
         data.line = number
         items.append(data)
     return items
+
+
+def _line_error(message: str, *, line: int) -> RecordError:
+    return RecordError(message, line=line)
 
 
 class _RepeatedKey(Exception):

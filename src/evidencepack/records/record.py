@@ -154,13 +154,13 @@ def _fields_from_dict(data: Mapping[str, Any], rid: str | None, line: int | None
 
 def read_sensitivity(data: Mapping[str, Any]) -> str | None:
     """A dict record's sensitivity: the top-level field, or `metadata["sensitivity"]` (where framework
-    loaders put it); "internal" when neither is given. None when it cannot be read for certain: an unknown
-    value, or two places that disagree. Callers treat None as above every clearance (fail closed)."""
-    given = [data.get("sensitivity")]
+    loaders put it); "internal" when neither key is present. None when it cannot be read for certain: an
+    unknown value, a wrong type (a key present with a null value included: a loader that could not read a
+    classification must not make the record internal), or two places that disagree. Callers treat None as
+    above every clearance (fail closed)."""
     metadata = data.get("metadata")
-    if isinstance(metadata, Mapping):
-        given.append(metadata.get("sensitivity"))
-    values = [v for v in given if v is not None]
+    places = [data, metadata] if isinstance(metadata, Mapping) else [data]
+    values = [place["sensitivity"] for place in places if "sensitivity" in place]
     if not values:
         return "internal"
     if not all(isinstance(v, str) and v in SENSITIVITIES for v in values) or len(set(values)) > 1:

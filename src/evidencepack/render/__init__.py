@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..records.candidates import Candidate
-from .fields import PROFILES, field_value, resolve_profile, status_text
+from .fields import PROFILES, escape_free_text, field_value, header_order, is_free_text, resolve_profile, status_text
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
 from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neutralise_value
 
@@ -32,10 +32,11 @@ class Prepared:
 def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: str = "none", boundary: str = "",
             frame_labels: tuple[str, ...] = DEFAULT_FRAME_LABELS) -> Prepared:
     """A candidate's header values and body, neutralised. Without `boundary` the work is the same for every
-    request (and cached); `guard` re-runs it with the boundary only for a record that contains the code."""
+    request (and cached); `guard` re-runs it with the boundary only for a record that contains the code.
+    Fields come in header order (closed vocabularies first); free-text values are escaped for quoting."""
     counts: Counter[str] = Counter()
     fields = []
-    for name in profile:
+    for name in header_order(profile):
         raw = field_value(cand, name)
         if raw is not None:
             if boundary:
@@ -44,6 +45,11 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
             else:
                 value, value_counts = _neutralised_value(raw, prefix, frame_labels)
                 counts.update(value_counts)
+            if value and is_free_text(name):
+                escaped = escape_free_text(value)
+                if escaped != value:
+                    counts["header_escape"] += 1
+                value = escaped
             if value:
                 fields.append((name, value))
     if boundary:

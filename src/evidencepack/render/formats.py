@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import OptionError
-from .fields import LABELS
+from .fields import CLOSED, is_free_text, label
 
 DATAMARK = "\u02c6"  # spotlighting's datamarking character (ˆ), interleaved through a record's spaces
 Fields = Sequence[tuple[str, str]]
@@ -109,14 +109,19 @@ def _literal_starts(delimiters: str) -> str | None:
     return "".join(starts)
 
 
+def _quoted(name: str, value: str) -> str:
+    """Free text in double quotes (it holds none: `fields.escape_free_text`); closed values and dates bare."""
+    return f'"{value}"' if is_free_text(name) else value
+
+
 def _text_segment(name: str, value: str) -> str:
-    if name == "doc":
-        return f"doc: {value}"
+    """`authority: informal`, `doc: "Handbook"`, `§"5.2 PTO"`, a bare date: every field labelled or signed,
+    every free-text value quoted."""
     if name == "section":
-        return f"\u00a7{value}"
+        return f'\u00a7"{value}"'
     if name == "date":
         return value
-    return f"{LABELS.get(name, name)}: {value}"
+    return f"{label(name)}: {_quoted(name, value)}"
 
 
 def _text(handle: str, fields: Fields, body: str, boundary: str) -> str:
@@ -126,7 +131,7 @@ def _text(handle: str, fields: Fields, body: str, boundary: str) -> str:
 
 
 def _xml_segment(name: str, value: str) -> str:
-    return f' {_xml_name(LABELS.get(name, name))}="{_xml_escape(value)}"'
+    return f' {_xml_name(label(name))}="{_xml_escape(value)}"'
 
 
 def _xml(handle: str, fields: Fields, body: str, boundary: str) -> str:
@@ -141,22 +146,25 @@ def _markdown(handle: str, fields: Fields, body: str, boundary: str) -> str:
 
 
 def _json_segment(name: str, value: str) -> str:
-    return f"{json.dumps(LABELS.get(name, name))}: {json.dumps(value, ensure_ascii=False)}, "
+    return f"{json.dumps(label(name))}: {json.dumps(value, ensure_ascii=False)}, "
 
 
 def _json(handle: str, fields: Fields, body: str, boundary: str) -> str:
-    obj = {"handle": handle, **{LABELS.get(n, n): v for n, v in fields}, "text": body}
+    obj = {"handle": handle, **{label(n): v for n, v in fields}, "text": body}
     return f"<<<{boundary} BEGIN {handle}>>>\n{json.dumps(obj, ensure_ascii=False)}\n<<<{boundary} END {handle}>>>"
 
 
 def _compact_segment(name: str, value: str) -> str:
-    """Values whose meaning is plain from the value itself ("informal", "EXPIRED since 2025-01-01", a date)
-    go without a label; the section keeps its sign, and custom fields keep their label."""
-    if name == "section":
-        return f"\u00a7{value}"
-    if name in ("doc", "date", "source_system", "authority", "status", "sensitivity"):
+    """Closed values (`informal`, `EXPIRED since 2025-01-01`, `internal`) and the date go bare: their words
+    are a closed set, and no free-text value can take that form, because every free-text value is quoted:
+    the document and source bare in quotes, the section after its sign, custom fields after their label."""
+    if name in CLOSED or name == "date":
         return value
-    return f"{LABELS.get(name, name)}: {value}"
+    if name == "section":
+        return f'\u00a7"{value}"'
+    if name in ("doc", "source_system"):
+        return f'"{value}"'
+    return f"{label(name)}: {_quoted(name, value)}"
 
 
 def _compact(handle: str, fields: Fields, body: str, boundary: str) -> str:
