@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidencepack import Budget, EvidencepackError, OptionError, Options, RecordError, assemble, get_tokenizer
+from evidencepack import (
+    Admission,
+    Budget,
+    Dedup,
+    EvidencepackError,
+    Layout,
+    OptionError,
+    Options,
+    RecordError,
+    assemble,
+    get_tokenizer,
+)
 from evidencepack.data import corpus
+from evidencepack.options import option_rows
 from evidencepack.records.jsonl import read_jsonl_bytes
 from evidencepack.render.formats import FORMATS, Format, get_format, register_format
 from evidencepack.tokens.tokenizers import CountCache, count_joined, joins_cleanly
@@ -120,9 +133,11 @@ def test_a_custom_tokenizer_is_counted_whole_and_still_fits() -> None:
 
 def test_an_assembly_reruns_from_its_own_settings() -> None:
     records = [r.to_dict() for r in corpus()[:30]]
-    a = assemble(records, "How many vacation days?", as_of=AS_OF, boundary_key=KEY, format="xml", order="alternate",
-                 profile=["doc", "authority", "status"], budget=Budget(context_window=3000, fill_gaps=True),
-                 exclude_superseded=True, injection_threshold=0.9, system_template="Code $boundary; date $as_of.")
+    a = assemble(records, "How many vacation days?", as_of=AS_OF, boundary_key=KEY,
+                 layout=Layout(format="xml", order="alternate", profile=["doc", "authority", "status"],
+                               system_template="Code $boundary; date $as_of."),
+                 budget=Budget(context_window=3000, fill_gaps=True),
+                 admission=Admission(exclude_superseded=True, injection_threshold=0.9))
     settings_ = json.loads(a.to_json())["report"]["settings"]
     again = assemble(records, "How many vacation days?", boundary_key=KEY, **Options.kwargs_from_settings(settings_))
     assert again.to_json() == a.to_json()
@@ -130,47 +145,54 @@ def test_an_assembly_reruns_from_its_own_settings() -> None:
 
 def test_settings_are_complete() -> None:
     a = assemble([{"id": "a", "text": "x"}], "q", as_of=AS_OF)
-    built = Options.build(as_of=AS_OF)
-    names = {f for f in built.__dataclass_fields__ if f not in ("budget", "boundary_key", "count_cache")}
-    assert names <= set(a.report.settings)
+    keys = {k for row in option_rows() for k in row.spec.settings_keys(row.name)}
+    assert keys == set(a.report.settings)
+    assert Options.build(as_of=AS_OF).settings() == a.report.settings
 
 
 # -- options ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, needle", [
-    ({"injection_threshold": math.nan}, "injection_threshold"),
-    ({"injection_threshold": "0.5"}, "injection_threshold"),
-    ({"injection_threshold": 1.5}, "injection_threshold"),
-    ({"dedup_threshold": math.inf}, "dedup_threshold"),
-    ({"dedup_threshold": 0}, "dedup_threshold"),
-    ({"embedding_cutoff": 10**400}, "embedding_cutoff"),
-    ({"conflict_embedding_threshold": -2.0}, "conflict_embedding_threshold"),
-    ({"system_template": 5}, "system_template"),
-    ({"boundary_key": 5}, "boundary_key"),
-    ({"boundary_key": "short"}, "boundary_key"),
-    ({"order": "sideways"}, "order"),
-    ({"format": "yaml"}, "format"),
-    ({"profile": "fancy"}, "profile"),
-    ({"profile": []}, "profile"),
-    ({"clearance": "top-secret"}, "clearance"),
-    ({"marking": "glitter"}, "marking"),
-    ({"on_invalid": "ignore"}, "on_invalid"),
-    ({"exclude_expired": "yes"}, "exclude_expired"),
-    ({"handle_prefix": "S1"}, "handle_prefix"),
-    ({"budget": 8192}, "budget"),
-    ({"as_of": ""}, "as_of"),
-    ({"as_of": None}, "as_of"),
-    ({"as_of": "yesterday"}, "as_of"),
-    ({"colour": "red"}, "colour"),
+    (lambda: {"admission": Admission(injection_threshold=math.nan)}, "injection_threshold"),
+    (lambda: {"admission": Admission(injection_threshold="0.5")}, "injection_threshold"),
+    (lambda: {"admission": Admission(injection_threshold=1.5)}, "injection_threshold"),
+    (lambda: {"dedup": Dedup(threshold=math.inf)}, "dedup_threshold"),
+    (lambda: {"dedup": Dedup(threshold=0)}, "dedup_threshold"),
+    (lambda: {"dedup": Dedup(embedding_cutoff=10**400)}, "embedding_cutoff"),
+    (lambda: {"layout": Layout(conflict_embedding_threshold=-2.0)}, "conflict_embedding_threshold"),
+    (lambda: {"layout": Layout(system_template=5)}, "system_template"),
+    (lambda: {"boundary_key": 5}, "boundary_key"),
+    (lambda: {"boundary_key": "short"}, "boundary_key"),
+    (lambda: {"layout": Layout(order="sideways")}, "order"),
+    (lambda: {"layout": Layout(format="yaml")}, "format"),
+    (lambda: {"layout": Layout(profile="fancy")}, "profile"),
+    (lambda: {"layout": Layout(profile=[])}, "profile"),
+    (lambda: {"admission": Admission(clearance="top-secret")}, "clearance"),
+    (lambda: {"layout": Layout(marking="glitter")}, "marking"),
+    (lambda: {"admission": Admission(on_invalid="ignore")}, "on_invalid"),
+    (lambda: {"admission": Admission(exclude_expired="yes")}, "exclude_expired"),
+    (lambda: {"layout": Layout(handle_prefix="S1")}, "handle_prefix"),
+    (lambda: {"budget": 8192}, "budget"),
+    (lambda: {"layout": Budget()}, "layout"),
+    (lambda: {"options": {"as_of": AS_OF}}, "options"),
+    (lambda: {"as_of": ""}, "as_of"),
+    (lambda: {"as_of": None}, "as_of"),
+    (lambda: {"as_of": "yesterday"}, "as_of"),
+    (lambda: {"colour": "red"}, "colour"),
 ])
-def test_every_option_is_checked_before_any_record_is_read(kwargs: dict, needle: str) -> None:
+def test_every_option_is_checked_before_any_record_is_read(kwargs: Callable[[], dict], needle: str) -> None:
     def records():
         raise AssertionError("a record was read before the options were checked")
         yield  # pragma: no cover
 
     with pytest.raises(EvidencepackError, match=needle) as err:
-        assemble(records(), "q", **{"as_of": AS_OF, **kwargs})
+        assemble(records(), "q", **{"as_of": AS_OF, **kwargs()})
     assert isinstance(err.value, ValueError)
+
+
+def test_a_missing_as_of_is_an_option_error_not_a_type_error() -> None:
+    with pytest.raises(OptionError, match="as_of is required"):
+        assemble([], "q")
 
 
 @pytest.mark.parametrize("records", [None, "text", {"id": "a", "text": "x"}, 5])
@@ -196,7 +218,7 @@ def test_on_invalid_drop_accounts_for_every_bad_input() -> None:
         {"id": "no-score", "text": "Came from a fusion retriever."},
         {"text": "no id at all", "score": 0.4},
     ]
-    a = assemble(records, "q", as_of=AS_OF, on_invalid="drop", boundary_key=KEY)
+    a = assemble(records, "q", as_of=AS_OF, admission=Admission(on_invalid="drop"), boundary_key=KEY)
     by_id = {(o.id, o.rank): o for o in a.report.records}
     outcome = {o.id: (o.decision, o.reason) for o in a.report.records if o.id != "a"}
     assert outcome == {"blank": ("dropped", "empty_text"), "none": ("dropped", "empty_text"),
