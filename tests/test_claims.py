@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.citations.claims import (
     attribute,
     content_words,
@@ -111,7 +111,7 @@ def test_attribution_reads_the_json_form_too() -> None:
 
 
 def test_flat_prompts_have_no_sources_to_attribute() -> None:
-    flat = assemble(RECORDS, QUESTION, as_of="2026-06-01", format="flat", boundary_key=DEMO_KEY)
+    flat = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout(format="flat"))
     assert [a.handles for a in attribute("Any balance left on December 31 is forfeited.", flat)] == [()]
 
 

@@ -183,10 +183,8 @@ class Options:
         or model object `tokenizer` or `model`, yourself. A named model brings its tokenizer."""
         kwargs = cls.kwargs_from_settings(settings)
         if model is not None or tokenizer is not None:
-            kwargs.pop("model", None)
-            kwargs.pop("tokenizer", None)
-        return cls.build(**kwargs, boundary_key=boundary_key, tokenizer=tokenizer, model=model,
-                         count_cache=count_cache)
+            kwargs.update(model=model, tokenizer=tokenizer)
+        return cls.build(**kwargs, boundary_key=boundary_key, count_cache=count_cache)
 
     @staticmethod
     def kwargs_from_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -297,7 +295,9 @@ def _flags(row: OptionRow) -> str:
         return f"`${BOUNDARY_KEY_ENV}` (environment only)"
     if spec.cli == "consts":
         return ", ".join(f"`{flag}`" for flag, _, _ in spec.consts)
-    arg = {"switch": "", "negate": "", "file": " FILE", "profile": " PROFILE"}.get(spec.cli, " VALUE")
+    arg = {"switch": "", "negate": "", "file": " FILE", "profile": " PROFILE"}.get(spec.cli, f" {row.name.upper()}")
+    if spec.choices is not None:
+        arg = " {" + ",".join(spec.choices()) + "}"
     return f"`{spec.flag_name(row.name)}{arg}`"
 
 
