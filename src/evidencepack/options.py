@@ -139,25 +139,10 @@ class Options:
         if options is not None and not isinstance(options, Options):
             raise OptionError(f"options must be an Options, got {type(options).__name__}")
         base = options
-        if model is not None and tokenizer is not None:
-            raise OptionError("give model= (its tokenizer and chat framing) or tokenizer=, not both")
-        groups: dict[str, Any] = {}
-        for name, group_cls in GROUPS:
-            given = {"budget": budget, "admission": admission, "dedup": dedup, "layout": layout}[name]
-            if given is not None and not isinstance(given, group_cls):
-                raise OptionError(f"{name} must be a {group_cls.__name__}, got {type(given).__name__}")
-            groups[name] = given if given is not None else getattr(base, name) if base else group_cls()
-        groups = _legacy(groups, legacy)
-        if count_cache is not None and not isinstance(count_cache, CountCache):
-            raise OptionError(f"count_cache must be a CountCache, got {type(count_cache).__name__}")
+        given = {"budget": budget, "admission": admission, "dedup": dedup, "layout": layout}
+        groups = _legacy(_groups(base, given), legacy)
         when = base.as_of if as_of is None and base is not None else _when(as_of)
-        if model is not None:
-            target: TargetModel | None = resolve_model(model)
-            tok = target.tokenizer  # type: ignore[union-attr]
-        elif tokenizer is not None or base is None:
-            target, tok = None, get_tokenizer(tokenizer)
-        else:
-            target, tok = base.model, base.tokenizer
+        target, tok = _counting(base, tokenizer, model)
         key = _key(boundary_key) if boundary_key is not None else base.boundary_key if base else _key(None)
         cache = count_cache or (base.count_cache if base else DEFAULT_CACHE)
         return cls(as_of=when, tokenizer=tok, model=target, boundary_key=key, count_cache=cache, **groups)
@@ -206,6 +191,30 @@ class Options:
         elif settings.get("tokenizer") is not None:
             out["tokenizer"] = settings["tokenizer"]
         return out
+
+
+def _groups(base: Options | None, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Each group: the one given, else the base options' one, else the defaults."""
+    groups: dict[str, Any] = {}
+    for name, group_cls in GROUPS:
+        value = given[name]
+        if value is not None and not isinstance(value, group_cls):
+            raise OptionError(f"{name} must be a {group_cls.__name__}, got {type(value).__name__}")
+        groups[name] = value if value is not None else getattr(base, name) if base else group_cls()
+    return groups
+
+
+def _counting(base: Options | None, tokenizer: str | Tokenizer | None, model: Any
+              ) -> tuple[TargetModel | None, Tokenizer]:
+    """The target model (None when none is named) and the tokenizer that counts."""
+    if model is not None and tokenizer is not None:
+        raise OptionError("give model= (its tokenizer and chat framing) or tokenizer=, not both")
+    if model is not None:
+        target = resolve_model(model)
+        return target, target.tokenizer
+    if tokenizer is not None or base is None:
+        return None, get_tokenizer(tokenizer)
+    return base.model, base.tokenizer
 
 
 def _option_fields(options: Options | type[Options]) -> list[tuple[Any, Any, Spec]]:

@@ -227,32 +227,7 @@ class TrapRun:
         out = self.call(messages)
         structured = a.format != "flat"
         if structured and is_guarded(condition) and isinstance(out, Completion) and not out.truncated:
-            if self.validator is None:
-                raise BackendError("structured+guard needs evidencepack.citations.validate_citations")
-            kinds = guard_kinds(self.guard_on)
-            first_verdict = self.guard_verdict(out.text, a)
-            first = _summary(first_verdict)
-            texts = first.pop("_texts")
-            bad = [{**f, "text": t} for f, t in zip(first["findings"], texts) if f["kind"] in kinds]
-            fired = sorted({f["kind"] for f in bad})
-            row["guard"] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad),
-                            "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
-                            "fixed": None}
-            if bad:
-                withheld = withhold(first_verdict, a) if self.guard_repair == "withhold" else ()
-                if withheld:
-                    row["guard"]["withheld"] = list(withheld)
-                    a = self.assembly(trap, condition, withheld)
-                    messages = a.messages
-                else:
-                    messages = [*messages, {"role": "assistant", "content": out.text},
-                                {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
-                row["repair_prompt_hash"] = prompt_hash(messages)
-                out = self.call(messages)
-                if isinstance(out, Completion) and not out.truncated:
-                    again = {f["kind"] for f in self.guard_check(out.text, a)["findings"] if f["kind"] in kinds}
-                    row["guard"]["second_fired"] = sorted(again)
-                    row["guard"]["fixed"] = [k for k in fired if k not in again]
+            out, a = self._guard(trap, condition, a, out, row)
         if isinstance(out, str):
             row.update(status="error", error=out, verdict=None, answer=None)
             return row
@@ -276,6 +251,40 @@ class TrapRun:
                 row["llm_verdict"] = None
                 row["llm_judge_error"] = str(err)
         return row
+
+    def _guard(self, trap: TrapQuestion, condition: str, a: Assembly, out: Completion, row: dict[str, Any]
+               ) -> tuple[Completion | str, Assembly]:
+        """The guard: check the first answer, and on a finding of the guarded kinds ask once more (a repair turn,
+        or the question afresh without the withheld sources). Records what it did in `row["guard"]`."""
+        messages = a.messages
+        if self.validator is None:
+            raise BackendError("structured+guard needs evidencepack.citations.validate_citations")
+        kinds = guard_kinds(self.guard_on)
+        first_verdict = self.guard_verdict(out.text, a)
+        first = _summary(first_verdict)
+        texts = first.pop("_texts")
+        bad = [{**f, "text": t} for f, t in zip(first["findings"], texts) if f["kind"] in kinds]
+        fired = sorted({f["kind"] for f in bad})
+        row["guard"] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad),
+                        "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
+                        "fixed": None}
+        if bad:
+            withheld = withhold(first_verdict, a) if self.guard_repair == "withhold" else ()
+            if withheld:
+                row["guard"]["withheld"] = list(withheld)
+                a = self.assembly(trap, condition, withheld)
+                messages = a.messages
+            else:
+                messages = [*messages, {"role": "assistant", "content": out.text},
+                            {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
+            row["repair_prompt_hash"] = prompt_hash(messages)
+            second = self.call(messages)
+            if isinstance(second, Completion) and not second.truncated:
+                again = {f["kind"] for f in self.guard_check(second.text, a)["findings"] if f["kind"] in kinds}
+                row["guard"]["second_fired"] = sorted(again)
+                row["guard"]["fixed"] = [k for k in fired if k not in again]
+            return second, a
+        return out, a
 
     @staticmethod
     def _completion(c: Completion) -> dict[str, Any]:
