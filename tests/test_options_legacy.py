@@ -59,9 +59,10 @@ CASES: list[tuple[dict[str, Any], dict[str, Any], str]] = [
 
 def test_the_cases_cover_every_old_name() -> None:
     assert {k for old, _, _ in CASES for k in old} == set(LegacyOptions.__annotations__)
-    # The old names are the settings keys of the groups other than the budget (which was always a `Budget`).
+    # The old names are settings keys of the groups other than the budget (which was always a `Budget`); an option
+    # added later has no flat keyword.
     keys = {k for r in option_rows() if r.group not in ("", "budget") for k in r.spec.settings_keys(r.name)}
-    assert set(LegacyOptions.__annotations__) == keys
+    assert set(LegacyOptions.__annotations__) <= keys
 
 
 @pytest.mark.parametrize("old, new, spelling", CASES, ids=lambda c: next(iter(c)) if isinstance(c, dict) else "")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, replace
+from string import Template
 from typing import Any, TypedDict
 
 from .errors import OptionError, RecordError
@@ -66,7 +67,7 @@ class LegacyOptions(TypedDict, total=False):
     abstain: str
     conflict_notice: bool
     conflict_embedding_threshold: float | None
-    system_template: Any
+    system_template: str | Template | None
     handle_prefix: str
     marking: str
     injection_threshold: float | None
@@ -246,7 +247,7 @@ def _legacy(groups: dict[str, Any], legacy: Mapping[str, Any]) -> dict[str, Any]
         return groups
     where = {k: (name, f.name) for name, cls in GROUPS if name != "budget" for f, s in specs(cls)
              for k in s.settings_keys(f.name)}
-    unknown = sorted(set(legacy) - set(where))
+    unknown = sorted(set(legacy) - (set(where) & set(LegacyOptions.__annotations__)))
     if unknown:
         raise OptionError(f"unknown option(s): {', '.join(unknown)}")
     for key in legacy:
