@@ -21,18 +21,18 @@ from typing import Any, TypedDict
 
 from .errors import OptionError, RecordError
 from .optspec import SAME, Spec, default_of, option, specs
-from .passes.admit import Admission
+from .passes.admit import ON_INVALID, Admission
 from .passes.budget import Budget
 from .passes.dedup import Dedup
 from .records.record import When, parse_when
-from .render.layout import LAYOUTS, VARIANTS, Layout
+from .render.layout import LAYOUTS, NOTICE_PLACEMENTS, NOTICE_STYLES, VARIANTS, Layout
 from .render.prompts import BOUNDARY_KEY_ENV, _boundary_key
 from .tokens.models import resolve_model
 from .tokens.target import TargetModel
 from .tokens.tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
 
-__all__ = ["LAYOUTS", "VARIANTS", "Admission", "Budget", "Dedup", "LegacyOptions", "Layout", "OptionRow", "Options",
-           "option_rows", "reference_markdown"]
+__all__ = ["LAYOUTS", "NOTICE_PLACEMENTS", "NOTICE_STYLES", "ON_INVALID", "VARIANTS", "Admission", "Budget", "Dedup",
+           "LegacyOptions", "Layout", "OptionRow", "Options", "option_rows", "reference_markdown"]
 
 #: The option groups in the order `Options` holds them: (the `assemble` keyword, the class).
 GROUPS: tuple[tuple[str, type], ...] = (("budget", Budget), ("admission", Admission), ("dedup", Dedup),
