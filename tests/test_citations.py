@@ -76,8 +76,8 @@ def test_valid_answer():
 def test_no_citations_warns_uncited_by_default_and_errors_when_asked():
     v = validate_citations("Unused PTO does not carry over at all.", A)
     assert v.valid and [f.kind for f in v.findings] == ["uncited"] and v.coverage == 0.0
-    assert not validate_citations("Unused PTO does not carry over at all.", A, uncited="error").valid
-    assert validate_citations("Unused PTO does not carry over at all.", A, uncited="off").findings == ()
+    assert not validate_citations("Unused PTO does not carry over at all.", A, severities={"uncited": "error"}).valid
+    assert validate_citations("Unused PTO does not carry over at all.", A, severities={"uncited": "off"}).findings == ()
 
 
 def test_greetings_headings_and_closings_are_not_stating():

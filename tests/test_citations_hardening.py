@@ -296,7 +296,7 @@ def test_crafted_assembly_json_is_one_typed_error(changes):
 @pytest.mark.parametrize("call", [
     lambda: validate_citations(b"bytes", A),
     lambda: validate_citations(None, A),
-    lambda: validate_citations("x", A, uncited="loud"),
+    lambda: validate_citations("x", A, severities={"uncited": "loud"}),
     lambda: validate_citations("x", A, severities={"nonsense": "warn"}),
     lambda: validate_citations("x", A, severities=["uncited"]),
     lambda: resolve("x", A, style="html"),
@@ -304,7 +304,7 @@ def test_crafted_assembly_json_is_one_typed_error(changes):
     lambda: regenerate("x [S9].", A, lambda _: 5),
     lambda: regenerate("x [S9].", A, lambda _: "y", attempts=-1),
     lambda: StreamValidator(A).feed(5),
-    lambda: StreamValidator(A, stale_only="sometimes"),
+    lambda: StreamValidator(A, severities={"stale_only": "sometimes"}),
     lambda: strip_invalid("x", A, mark=3),
     lambda: parse_citations(5),
 ])

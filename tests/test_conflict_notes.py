@@ -129,7 +129,7 @@ def test_withhold_is_empty_without_a_stale_finding_and_never_holds_back_a_curren
     mixed = validate_citations(f"{STALE_CLAIM} [{OLD}][{CUR}]", DEMO)
     assert [f.kind for f in mixed.findings] == ["stale_value"]
     assert withhold(mixed, DEMO) == ("hb-pto-carryover-2024", "slack-pto-carryover-2023")
-    off = validate_citations(f"{STALE_CLAIM} [{OLD}]", DEMO, stale_only="off", severities={"stale_value": "off"})
+    off = validate_citations(f"{STALE_CLAIM} [{OLD}]", DEMO, severities={"stale_only": "off", "stale_value": "off"})
     assert off.findings == () and withhold(off, DEMO) == ()
 
 

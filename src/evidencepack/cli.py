@@ -14,20 +14,21 @@ from collections.abc import Sequence
 from dataclasses import MISSING
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .assemble import assemble
 from .errors import EvidencepackError
+from .errors import UsageError as UsageError  # re-exported from its old home
 from .options import GROUPS, OptionRow, option_rows
 from .optspec import SAME
 from .records.jsonl import Line, read_jsonl_bytes
 from .render import PROFILES
 from .report import report_table
 
-
-class UsageError(EvidencepackError):
-    """A command-line mistake."""
+if TYPE_CHECKING:
+    from .citations import ConflictNote, SourceIndex, Verdict
+    from .citations.severities import Severities
 
 
 class Parser(argparse.ArgumentParser):
@@ -185,6 +186,24 @@ match (marked "attributed", never counted as written); stale-only support and va
 }
 
 
+def _add_severity_options(p: argparse.ArgumentParser) -> None:
+    """One `--KIND off|warn|error` flag per finding kind, generated from `citations.Severities`: a new kind
+    adds its flag by itself, and `validate` and `inspect` always offer the same ones."""
+    from .citations.severities import LEVELS, Severities
+
+    defaults = Severities()
+    for kind in Severities.kinds():
+        p.add_argument(f"--{kind.replace('_', '-')}", choices=LEVELS, default=defaults[kind], dest=kind,
+                       help=f"how to treat {Severities.describe(kind)} (default {defaults[kind]})")
+
+
+def _severities(args: argparse.Namespace) -> Severities:
+    """The `Severities` the flags of `_add_severity_options` give."""
+    from .citations.severities import Severities
+
+    return Severities.from_mapping({kind: getattr(args, kind) for kind in Severities.kinds()})
+
+
 def _sub(sub: argparse._SubParsersAction[Parser], name: str, **kwargs: Any) -> argparse.ArgumentParser:
     return sub.add_parser(name, epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter,
                           **kwargs)
@@ -215,16 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(exit 0 valid, 1 not, 2 bad input)")
     p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed ('-' for stdin)")
     p.add_argument("answer", help="the model's answer as a text file ('-' for stdin)")
-    p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn",
-                   help="how to treat a stating sentence without a citation (default warn)")
-    p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error",
-                   help="how to treat a sentence resting only on stale or informal sources (default error)")
-    p.add_argument("--unsupported-value", choices=("off", "warn", "error"), default="warn",
-                   help="how to treat a number, date, duration or amount that the sentence's sources do not state "
-                        "(default warn)")
-    p.add_argument("--stale-value", choices=("off", "warn", "error"), default="error",
-                   help="how to treat a number, date, duration or amount that only expired, superseded or informal "
-                        "sources state, whatever the sentence cites (default error)")
+    _add_severity_options(p)
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches, and check them too")
     p.add_argument("--notes", action="store_true",
@@ -239,9 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
     p.add_argument("answer", nargs="?", help="optional: the model's answer as a text file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
-    p.add_argument("--uncited", choices=("off", "warn", "error"), default="warn")
-    p.add_argument("--stale-only", choices=("off", "warn", "error"), default="error")
-    p.add_argument("--unsupported-value", choices=("off", "warn", "error"), default="warn")
+    _add_severity_options(p)
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches (shown as attributed)")
     p.set_defaults(func=cmd_inspect)
@@ -252,8 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
-    from .citations import conflict_notes, read_assembly, resolve, validate_citations, withhold
+def _read_validate_inputs(args: argparse.Namespace) -> tuple[SourceIndex, str]:
+    """The assembly (checked: `AssemblyFormatError`, exit 2, on anything malformed) and the answer."""
+    from .citations import read_assembly
 
     if args.assembly == "-" and args.answer == "-":
         raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
@@ -264,45 +273,74 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"{name} is not JSON: {err.msg} (line {err.lineno})") from None
     except ValueError as err:  # e.g. an integer past the digit limit
         raise UsageError(f"{name} is not an evidencepack assembly: {err}") from None
-    assembly = read_assembly(data)  # AssemblyFormatError (exit 2) on anything malformed
+    assembly = read_assembly(data)
     answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
-    verdict = validate_citations(answer, assembly, uncited=args.uncited, stale_only=args.stale_only,
-                                 unsupported_value=args.unsupported_value, attribute=args.attribute,
-                                 severities={"stale_value": args.stale_value})
+    return assembly, answer
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .citations import conflict_notes, validate_citations
+
+    assembly, answer = _read_validate_inputs(args)
+    verdict = validate_citations(answer, assembly, severities=_severities(args), attribute=args.attribute)
     notes = conflict_notes(answer, assembly, verdict=verdict) if args.notes else ()
     if args.json:
-        out = verdict.to_dict()
-        if args.notes:
-            out["conflict_notes"] = [n.to_dict() for n in notes]
-            out["withhold"] = list(withhold(verdict, assembly))
-        if args.resolve:
-            out["resolved"] = resolve(answer, assembly, style=args.resolve, attribute=args.attribute)
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        _print_verdict_json(args, answer, assembly, verdict, notes)
     else:
-        attributed = (f", attributed coverage {verdict.attributed_coverage:.0%}"
-                      if verdict.attributed_coverage is not None else "")
-        print("valid" if verdict.valid else "INVALID", f"(coverage {verdict.coverage:.0%}{attributed}, "
-              f"{len(verdict.citations)} citations, cited: {', '.join(verdict.cited_ids) or 'none'}"
-              + (f"; attributed: {', '.join(verdict.attributed_ids) or 'none'})" if args.attribute else ")"))
-        for f in verdict.findings:
-            print(f"  {f.severity:5}  {f.kind:17}  {f.message}: {answer[f.start:f.end].strip()[:80]!r}")
-        if args.attribute:
-            print("support (written: the model cited it; attributed: matched by content):")
-            for s in verdict.support:
-                how = "written   " if s.written else "attributed" if s.handles else "none      "
-                rests = ", ".join(f"{h} ({i})" for h, i in zip(s.handles, s.record_ids)) or "-"
-                print(f"  sentence {s.sentence + 1:<3} {how}  {rests}")
-        if args.notes:
-            held = withhold(verdict, assembly)
-            print("conflict notes:" if notes else "conflict notes: none (the answer rests on no conflict group)")
-            for n in notes:
-                print(f"  Note: {n.text}")
-            if held:
-                print(f"withhold from a retry: {', '.join(held)}")
-        if args.resolve:
-            print()
-            print(resolve(answer, assembly, style=args.resolve, attribute=args.attribute))
+        _print_verdict_text(args, answer, assembly, verdict, notes)
     return 0 if verdict.valid else 1
+
+
+def _print_verdict_json(args: argparse.Namespace, answer: str, assembly: SourceIndex, verdict: Verdict,
+                        notes: Sequence[ConflictNote]) -> None:
+    from .citations import resolve, withhold
+
+    out = verdict.to_dict()
+    if args.notes:
+        out["conflict_notes"] = [n.to_dict() for n in notes]
+        out["withhold"] = list(withhold(verdict, assembly))
+    if args.resolve:
+        out["resolved"] = resolve(answer, assembly, style=args.resolve, attribute=args.attribute)
+    print(json.dumps(out, ensure_ascii=False, indent=2))
+
+
+def _print_verdict_text(args: argparse.Namespace, answer: str, assembly: SourceIndex, verdict: Verdict,
+                        notes: Sequence[ConflictNote]) -> None:
+    from .citations import resolve
+
+    attributed = (f", attributed coverage {verdict.attributed_coverage:.0%}"
+                  if verdict.attributed_coverage is not None else "")
+    print("valid" if verdict.valid else "INVALID", f"(coverage {verdict.coverage:.0%}{attributed}, "
+          f"{len(verdict.citations)} citations, cited: {', '.join(verdict.cited_ids) or 'none'}"
+          + (f"; attributed: {', '.join(verdict.attributed_ids) or 'none'})" if args.attribute else ")"))
+    for f in verdict.findings:
+        print(f"  {f.severity:5}  {f.kind:17}  {f.message}: {answer[f.start:f.end].strip()[:80]!r}")
+    if args.attribute:
+        _print_support(verdict)
+    if args.notes:
+        _print_notes(verdict, assembly, notes)
+    if args.resolve:
+        print()
+        print(resolve(answer, assembly, style=args.resolve, attribute=args.attribute))
+
+
+def _print_support(verdict: Verdict) -> None:
+    print("support (written: the model cited it; attributed: matched by content):")
+    for s in verdict.support:
+        how = "written   " if s.written else "attributed" if s.handles else "none      "
+        rests = ", ".join(f"{h} ({i})" for h, i in zip(s.handles, s.record_ids)) or "-"
+        print(f"  sentence {s.sentence + 1:<3} {how}  {rests}")
+
+
+def _print_notes(verdict: Verdict, assembly: SourceIndex, notes: Sequence[ConflictNote]) -> None:
+    from .citations import withhold
+
+    held = withhold(verdict, assembly)
+    print("conflict notes:" if notes else "conflict notes: none (the answer rests on no conflict group)")
+    for n in notes:
+        print(f"  Note: {n.text}")
+    if held:
+        print(f"withhold from a retry: {', '.join(held)}")
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -311,8 +349,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     answer = None
     if args.answer is not None:
         answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
-    page = inspector_html(load_assembly(args.assembly), answer, uncited=args.uncited, stale_only=args.stale_only,
-                          unsupported_value=args.unsupported_value, attribute=args.attribute)
+    page = inspector_html(load_assembly(args.assembly), answer, severities=_severities(args),
+                          attribute=args.attribute)
     if args.output == "-":
         sys.stdout.write(page)
     else:

@@ -1,4 +1,25 @@
-"""Error types. Every user mistake surfaces as one of these, never as a bare traceback."""
+"""Error types. Every user mistake surfaces as one of these, never as a bare traceback.
+
+Every class evidencepack raises on purpose lives here (the modules that used to define one re-export it, so
+`from evidencepack.integrations import MissingExtraError` keeps working). The second base, where there is one,
+is kept for callers that already catch the built-in (`except ValueError`):
+
+    EvidencepackError
+    ├── RecordError           (ValueError)    a record, or a JSONL line, is malformed
+    ├── OptionError           (ValueError)    an option is unknown, of the wrong type or out of range
+    ├── BudgetError           (ValueError)    the reserves leave no retrieval budget
+    ├── BoundaryKeyError      (ValueError)    the boundary key is not bytes/str or too short
+    ├── TokenizerError        (ValueError)    a tokenizer or chat template could not be loaded or run
+    ├── AssemblyFormatError   (ValueError)    a serialised assembly is not one evidencepack wrote
+    ├── UsageError                            a command-line mistake
+    ├── IntegrationInputError (ValueError)    a framework component got input it cannot use
+    ├── MissingExtraError     (ImportError)   an integration imported without its extra
+    ├── ProviderError         (TypeError)     a client that is not an OpenAI/Anthropic client of the right kind
+    ├── BackendError          (RuntimeError)  an evaluation backend failed for good or cannot be set up
+    ├── CitationError                         an answer failed citation validation under `reject`
+    ├── DatasetError          (ValueError)    an evaluation data set is malformed or missing
+    └── CitationInputError    (ValueError)    a citation function got an argument it cannot use
+"""
 
 from __future__ import annotations
 
@@ -28,7 +49,9 @@ class RecordError(EvidencepackError, ValueError):
 
 
 class OptionError(EvidencepackError, ValueError):
-    """An assembly option is unknown, of the wrong type or out of range; raised before any record is read."""
+    """An assembly option is unknown, of the wrong type or out of range; raised before any record is read. Also
+    an evaluation run's options (a condition name, guard kinds, the guard's repair), which select assembly
+    options."""
 
 
 class BudgetError(EvidencepackError, ValueError):
@@ -46,6 +69,26 @@ class TokenizerError(EvidencepackError, ValueError):
 
 class AssemblyFormatError(EvidencepackError, ValueError):
     """A serialised assembly (the CLI's JSON) is not one evidencepack wrote."""
+
+
+class UsageError(EvidencepackError):
+    """A command-line mistake."""
+
+
+class IntegrationInputError(EvidencepackError, ValueError):
+    """A component was given input it cannot use (the message says what it expected)."""
+
+
+class MissingExtraError(EvidencepackError, ImportError):
+    """An integration was imported without the package it wraps; the message names the extra to install."""
+
+
+class ProviderError(EvidencepackError, TypeError):
+    """The client is neither an OpenAI nor an Anthropic client, or is sync where async is needed (or back)."""
+
+
+class BackendError(EvidencepackError, RuntimeError):
+    """A call that failed for good (after retries), or a backend that cannot be set up."""
 
 
 class CitationError(EvidencepackError):

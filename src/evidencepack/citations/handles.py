@@ -29,7 +29,8 @@ ID_OPENERS = "[\u3010\uff3b"  # a record id in parentheses is ordinary prose ("(
 MAX_RANGE = 50
 _SPACE = r"[ \t\u00a0\u3000]*"
 _DASH = r"[-\u2010\u2011\u2012\u2013\u2014~]"
-_SEP = r"[,;\u3001\uff0c\uff1b]"
+_SEP_CHARS = ",;\u3001\uff0c\uff1b"
+_SEP = f"[{_SEP_CHARS}]"
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,23 @@ def _patterns(prefix: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern
     bare = _item(p, capture=False)
     group = rf"{_SPACE}{bare}(?:{_SPACE}{_SEP}{_SPACE}{bare})*{_SPACE}"
     return (re.compile(group, re.IGNORECASE), re.compile(_item(p, capture=True), re.IGNORECASE),
-            re.compile(re.escape(prefix) + r"[1-9][0-9]*"))
+            handle_pattern(prefix))
+
+
+@lru_cache(maxsize=64)
+def handle_pattern(prefix: str, max_digits: int | None = None) -> re.Pattern[str]:
+    """A handle as the manifest spells it: `prefix`, then ASCII digits without a leading zero (at most
+    `max_digits` of them; the assembly reader caps a manifest's handles, a citation's are compared as text)."""
+    more = "*" if max_digits is None else f"{{0,{max_digits - 1}}}"
+    return re.compile(re.escape(prefix) + r"[1-9][0-9]" + more)
+
+
+#: Any handle-like group whatever its prefix (one to eight ASCII letters, then digits; lists and ranges), in
+#: any text, sources included. Not a citation rule (that is `Grammar`): value extraction blanks these so a
+#: citation's digits are never read as a number.
+HANDLE_LIKE = re.compile(
+    rf"[{re.escape(OPENERS)}]\s*[A-Za-z]{{1,8}}\d+(?:\s*(?:[{_SEP_CHARS}/&]|{_DASH})\s*(?:and\s+)?[A-Za-z]{{0,8}}\d+)*"
+    rf"\s*[{re.escape(CLOSERS)}]")
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,9 @@ _INSIDE_RUN = re.compile(f"{_INSIDE}*")
 _TICK_RUN = re.compile("`*")
 _LEADING = re.compile(r"[ \t]*")
 _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
-_BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+#: A list item's marker: a bullet, or a number of up to three digits with `.` or `)`. The one list-marker rule
+#: (units, the sentence splitter, value extraction).
+BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 _HEADING_LINE = re.compile(r"\s*(?:#{1,6}[ \t]|\*\*[^*]+\*\*:?\s*$)|.*:\s*$")
 
 
@@ -53,11 +55,17 @@ def classify_line(line: str, fence: Fence | None) -> tuple[str, Fence | None]:
         return "fence", (m[1][0], len(m[1]))
     if not line.strip():
         return "blank", None
-    if _BULLET.match(line):
+    if BULLET.match(line):
         return "bullet", None
     if line.lstrip().startswith("#"):
         return "hash", None
     return "text", None
+
+
+def strip_bullet(text: str, replacement: str = "") -> str:
+    """`text` without the list marker it opens with (replaced by `replacement`), if any."""
+    m = BULLET.match(text)
+    return replacement + text[m.end():] if m else text
 
 
 def heading_like(line: str) -> bool:

@@ -1,66 +1,12 @@
-"""What validation produces: citations, findings, sentences, the verdict, and how severe each finding is.
-
-Severities live in one mapping, `SEVERITIES`, so every entry point (batch, streaming, the CLI, the
-policies) agrees on what an error is. A caller overrides entries per call; unknown kinds or levels are a
-`CitationInputError`, never a silent default.
-"""
+"""What validation produces: citations, findings, sentences, the verdict (how severe each finding kind is:
+`severities`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import CitationInputError
-
-Severity = Literal["off", "warn", "error"]
-LEVELS: tuple[str, ...] = ("off", "warn", "error")
-
-#: Every finding kind and its default severity.
-#: - unknown_handle: a handle (or a spelling of one) that was not in the prompt;
-#: - record_id: a bracketed record id; only handles are citations, so it supports nothing;
-#: - excluded_source: a bracketed id of a record the assembler dropped (never shown to the model);
-#: - uncited: a sentence that states something and cites nothing;
-#: - stale_only: a sentence whose only support (written, or attributed when attribution is on) is expired,
-#:   superseded or informal;
-#: - unsupported_value: a number, date, duration, amount or percentage of a sentence that none of the sources
-#:   it cites (or, with attribution on, is attributed to) states.
-SEVERITIES: Mapping[str, Severity] = MappingProxyType({
-    "unknown_handle": "error",
-    "record_id": "error",
-    "excluded_source": "error",
-    "uncited": "warn",
-    "stale_only": "error",
-    "stale_value": "error",
-    "unsupported_value": "warn",
-})
-#: Kinds decided by a single citation (what streaming can report as soon as the citation is complete).
-CITATION_KINDS = ("unknown_handle", "record_id", "excluded_source")
-
-
-def severity_map(*, uncited: Severity | None = None, stale_only: Severity | None = None,
-                 severities: Mapping[str, Severity] | None = None,
-                 unsupported_value: Severity | None = None) -> Mapping[str, Severity]:
-    """`SEVERITIES` with the caller's overrides; `uncited=`, `stale_only=` and `unsupported_value=` win over
-    `severities`."""
-    merged = dict(SEVERITIES)
-    overrides: dict[str, Any] = {}
-    if severities is not None:
-        if not isinstance(severities, Mapping):
-            raise CitationInputError(f"severities must be a mapping of finding kind to level, got "
-                                     f"{type(severities).__name__}")
-        overrides.update(severities)
-    for name, value in (("uncited", uncited), ("stale_only", stale_only), ("unsupported_value", unsupported_value)):
-        if value is not None:
-            overrides[name] = value
-    for kind, level in overrides.items():
-        if kind not in SEVERITIES:
-            raise CitationInputError(f"unknown finding kind {kind!r} (one of {', '.join(SEVERITIES)})")
-        if not isinstance(level, str) or level not in LEVELS:
-            raise CitationInputError(f"{kind} must be off, warn or error, got {level!r}")
-        merged[kind] = level  # type: ignore[assignment]
-    return MappingProxyType(merged)
 
 
 def check_text(value: Any, name: str = "answer") -> str:
@@ -88,7 +34,7 @@ class Citation:
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # a key of SEVERITIES
+    kind: str  # a field of Severities
     severity: str  # warn | error
     message: str
     sentence: int  # -1 when reported by streaming before sentences are known

@@ -22,6 +22,7 @@ from ..passes.conflicts import Conflict
 from ..render.neutralise import neutralise_value
 from .model import Verdict
 from .resolve import label
+from .severities import QUIET
 from .source import WEAK_AUTHORITIES, Source, SourceIndex, read_assembly
 from .validate import validate_citations
 
@@ -51,7 +52,7 @@ def conflict_notes(answer: str, assembly: Any, *, verdict: Verdict | None = None
     answer is validated here with attribution on."""
     index = read_assembly(assembly)
     if verdict is None:
-        verdict = validate_citations(answer, index, uncited="off", stale_only="off", unsupported_value="off",
+        verdict = validate_citations(answer, index, severities=QUIET,
                                      attribute=True)
     used = {h for s in verdict.support for h in s.handles}
     notes = []
@@ -98,7 +99,6 @@ def _reader_case(reason: str) -> str:
 
 # -- withheld sources ----------------------------------------------------------------------------------------
 
-_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _EXPIRED = re.compile(r"EXPIRED since ([0-9]{4}-[0-9]{2}-[0-9]{2})")
 _NOT_YET = re.compile(r"not valid until ([0-9]{4}-[0-9]{2}-[0-9]{2})")
 _ISO_DATE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ][0-9:.+\-Z]*)?$")
@@ -125,7 +125,21 @@ def withheld_note(withheld: Iterable[str], assembly: Any) -> str:
     if not ids:
         return ""
     indexes = [read_assembly(a) for a in (assembly if isinstance(assembly, list | tuple) else [assembly])]
-    described: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []  # (name, reasons, date)
+    described = _withheld_sources(ids, indexes)
+    n = len(described)
+    why = ""
+    if all(reasons for _, reasons, _ in described):  # what `withhold` gives; an id the caller chose may not be
+        why = f" that {'are' if n > 1 else 'is'} not current or not authoritative"
+    items = "; ".join(f"{name} ({', '.join(reasons + dated)})" if reasons + dated else name
+                      for name, reasons, dated in described)
+    return f"Answered without {n} source{'s' if n > 1 else ''}{why}: {items}."
+
+
+def _withheld_sources(ids: Sequence[str], indexes: Sequence[SourceIndex]
+                      ) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """(name, reasons, date) of each withheld id, from the first assembly that lists it; an id none lists is
+    a `CitationInputError`."""
+    described: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
     missing = []
     for rid in ids:
         index = next((x for x in indexes if rid in x.handle_of), None)
@@ -138,13 +152,7 @@ def withheld_note(withheld: Iterable[str], assembly: Any) -> str:
     if missing:
         raise CitationInputError(f"withheld: {len(missing)} id(s) not in the manifest of the given assembly: "
                                  f"{', '.join(repr(m) for m in missing)}")
-    n = len(described)
-    why = ""
-    if all(reasons for _, reasons, _ in described):  # what `withhold` gives; an id the caller chose may not be
-        why = f" that {'are' if n > 1 else 'is'} not current or not authoritative"
-    items = "; ".join(f"{name} ({', '.join(reasons + dated)})" if reasons + dated else name
-                      for name, reasons, dated in described)
-    return f"Answered without {n} source{'s' if n > 1 else ''}{why}: {items}."
+    return described
 
 
 def _withheld_label(source: Source, index: SourceIndex) -> str:

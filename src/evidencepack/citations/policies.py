@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CitationError, CitationInputError
-from .model import Citation, Severity, Verdict, check_text, severity_map, shorten
-from .source import read_assembly
+from .model import Citation, Verdict, check_text, shorten
+from .severities import QUIET, Severities, Severity, severities_of
+from .source import SourceIndex, read_assembly
 from .validate import Embed, validate_citations
 
 REPAIR_OPENING = "Your answer has problems:"
@@ -56,13 +57,15 @@ def repair_instruction(verdict: Verdict, kinds: Iterable[str] | None = None, pre
         if (f.severity == "error" if wanted is None else f.kind in wanted))
 
 
-def enforce(answer: str, assembly: Any, *, uncited: Severity | None = None, stale_only: Severity | None = None,
-            unsupported_value: Severity | None = None, severities: Mapping[str, Severity] | None = None,
-            attribute: bool = False, embed: Embed | None = None) -> Verdict:
-    """The `reject` policy: return the verdict when valid, else raise `CitationError` carrying it."""
-    verdict = validate_citations(answer, assembly, uncited=uncited, stale_only=stale_only,
-                                 unsupported_value=unsupported_value, severities=severities, attribute=attribute,
-                                 embed=embed)
+def enforce(answer: str, assembly: Any, *, severities: Severities | Mapping[str, Severity] | None = None,
+            attribute: bool = False, embed: Embed | None = None, uncited: Severity | None = None,
+            stale_only: Severity | None = None, unsupported_value: Severity | None = None,
+            stale_value: Severity | None = None) -> Verdict:
+    """The `reject` policy: return the verdict when valid, else raise `CitationError` carrying it.
+    `severities` as `validate_citations` takes it (the per-kind keywords warn, as there)."""
+    levels = severities_of(severities, uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
+                           stale_value=stale_value)
+    verdict = validate_citations(answer, assembly, severities=levels, attribute=attribute, embed=embed)
     if not verdict.valid:
         raise CitationError(verdict)
     return verdict
@@ -81,7 +84,7 @@ def strip_invalid(answer: str, assembly: Any, *, mark: str | None = None) -> Str
     else in the answer changes."""
     if mark is not None:
         check_text(mark, "mark")
-    verdict = validate_citations(answer, assembly, uncited="off", stale_only="off", unsupported_value="off")
+    verdict = validate_citations(answer, assembly, severities=QUIET)
     groups: dict[tuple[int, int], list[Citation]] = {}
     for c in verdict.citations:
         groups.setdefault((c.start, c.end), []).append(c)
@@ -115,20 +118,21 @@ class Regenerated:
 
 
 def regenerate(answer: str, assembly: Any, generate: Callable[[str], str], *, attempts: int = 2,
-               uncited: Severity | None = None, stale_only: Severity | None = None,
-               unsupported_value: Severity | None = None, severities: Mapping[str, Severity] | None = None,
-               attribute: bool = False, embed: Embed | None = None) -> Regenerated:
+               severities: Severities | Mapping[str, Severity] | None = None, attribute: bool = False,
+               embed: Embed | None = None, uncited: Severity | None = None, stale_only: Severity | None = None,
+               unsupported_value: Severity | None = None, stale_value: Severity | None = None) -> Regenerated:
     """The `regenerate` policy: ask `generate(repair_prompt)` for a new answer until one is valid or
     `attempts` run out; returns the first valid answer, else the last one with its verdict. To act on
-    answers that cite nothing or state values their sources do not: `uncited="error"`,
-    `unsupported_value="error"` (with `attribute=True`, values of uncited sentences are checked against the
-    sources their content matches, and `stale_only` judges that support too)."""
+    answers that cite nothing or state values their sources do not:
+    `severities={"uncited": "error", "unsupported_value": "error"}` (with `attribute=True`, values of uncited
+    sentences are checked against the sources their content matches, and `stale_only` judges that support
+    too)."""
     if not callable(generate):
         raise CitationInputError(f"generate must be a callable taking the repair prompt, got {type(generate).__name__}")
     if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 0:
         raise CitationInputError(f"attempts must be a whole number >= 0, got {attempts!r}")
-    levels = severity_map(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
-                          severities=severities)
+    levels = severities_of(severities, uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
+                           stale_value=stale_value)
     index = read_assembly(assembly)
     verdict = validate_citations(answer, index, severities=levels, attribute=attribute, embed=embed)
     used = 0
@@ -150,14 +154,19 @@ def withhold(verdict: Verdict, assembly: Any) -> tuple[str, ...]:
     The retry is the caller's: `assemble([r for r in records if r.id not in withheld], question, ...)`, with the
     same options. Empty when neither finding was raised (at any severity)."""
     index = read_assembly(assembly)
-    flagged = {f.sentence for f in verdict.findings if f.kind == "stale_only"}
-    handles = [h for s in verdict.support if s.sentence in flagged for h in s.handles if index.sources[h].weak]
-    # a sentence the splitter does not count as stating has no support row, yet its citations can be stale-only
-    written = [index.handle_of[c.record_id] for c in verdict.citations if c.sentence in flagged and c.record_id]
-    handles += [h for h in written if index.sources[h].weak]
+    handles = _stale_only_sources(verdict, index)
     # a value only weak sources state came from them, whatever the sentence cites
     handles += [h for f in verdict.findings if f.kind == "stale_value" for h in f.sources if h in index.sources]
     for c in index.conflicts:
         if any(h in handles for h, _ in c.others):
             handles += [h for h, _ in c.others]
     return tuple(dict.fromkeys(index.sources[h].id for h in handles))
+
+
+def _stale_only_sources(verdict: Verdict, index: SourceIndex) -> list[str]:
+    """The weak sources the `stale_only` sentences rest on, written or attributed."""
+    flagged = {f.sentence for f in verdict.findings if f.kind == "stale_only"}
+    handles = [h for s in verdict.support if s.sentence in flagged for h in s.handles if index.sources[h].weak]
+    # a sentence the splitter does not count as stating has no support row, yet its citations can be stale-only
+    written = [index.handle_of[c.record_id] for c in verdict.citations if c.sentence in flagged and c.record_id]
+    return handles + [h for h in written if index.sources[h].weak]

@@ -10,8 +10,9 @@ import re
 from typing import Any, Literal
 
 from ..errors import CitationInputError
-from .model import Citation
-from .source import Source, read_assembly
+from .model import Citation, Verdict
+from .severities import QUIET
+from .source import Source, SourceIndex, read_assembly
 from .validate import Embed, validate_citations
 
 _SAFE_URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
@@ -28,9 +29,20 @@ def resolve(answer: str, assembly: Any, *, style: Literal["links", "footnotes"] 
     if style not in ("links", "footnotes"):
         raise CitationInputError(f"style must be links or footnotes, got {style!r}")
     index = read_assembly(assembly)
-    verdict = validate_citations(answer, index, uncited="off", stale_only="off", unsupported_value="off",
-                                 attribute=attribute, embed=embed)
-    edits: list[tuple[int, int, list[tuple[str, bool]]]] = []  # (start, end, [(handle or spelling, valid)])
+    verdict = validate_citations(answer, index, severities=QUIET, attribute=attribute, embed=embed)
+    edits = _edits(verdict, index)
+    text, numbers, notes_for = _rewrite(answer, edits, index, style)
+    if style == "footnotes" and numbers:
+        text = text.rstrip("\n") + "\n\n" + _footnotes(numbers, notes_for, index) + "\n"
+    return text
+
+
+_Edit = tuple[int, int, list[tuple[str, bool]]]  # (start, end, [(handle or spelling, valid)]); start == end: attributed
+
+
+def _edits(verdict: Verdict, index: SourceIndex) -> list[_Edit]:
+    """Each citation group that resolves to something, and an insertion for each attributed sentence, in order."""
+    edits: list[_Edit] = []
     groups: dict[tuple[int, int], list[Citation]] = {}
     for c in verdict.citations:
         groups.setdefault((c.start, c.end), []).append(c)
@@ -45,6 +57,12 @@ def resolve(answer: str, assembly: Any, *, style: Literal["links", "footnotes"] 
             at = s.start + len(_TRAILING.split(s.text.rstrip(), maxsplit=1)[0])
             edits.append((at, at, [(h, True) for h in attributed[s.index]]))
     edits.sort(key=lambda e: (e[0], e[1]))
+    return edits
+
+
+def _rewrite(answer: str, edits: list[_Edit], index: SourceIndex, style: str
+             ) -> tuple[str, dict[str, int], dict[str, bool]]:
+    """The answer with the edits applied; the footnote number of each handle; whether the model cited it."""
     numbers: dict[str, int] = {}
     notes_for: dict[str, bool] = {}  # handle -> cited by the model somewhere (False: only attributed)
     out, last = [], 0
@@ -60,28 +78,32 @@ def resolve(answer: str, assembly: Any, *, style: Literal["links", "footnotes"] 
             source = index.sources[handle]
             n = numbers.setdefault(source.handle, len(numbers) + 1)
             notes_for[handle] = notes_for.get(handle, False) or not guess
-            url = safe_url(source.url)
-            if style == "footnotes":
-                parts.append(f"[^{n}]")
-            else:
-                parts.append(f"[{source.handle}]({url})" if url else f"[{source.handle}: {label(source)}]")
+            parts.append(_link(source, n, style))
         out.append(answer[last:start])
-        if guess:
-            out.append("".join(parts) if style == "footnotes" else f" (attributed: {', '.join(parts)})")
+        if guess and style != "footnotes":
+            out.append(f" (attributed: {', '.join(parts)})")
         else:
             out.append("".join(parts))
         last = end
     out.append(answer[last:])
-    text = "".join(out)
-    if style == "footnotes" and numbers:
-        notes = []
-        for handle, n in numbers.items():
-            source = index.sources[handle]
-            url = safe_url(source.url)
-            notes.append(f"[^{n}]: {label(source)}" + (f" <{url}>" if url else "")
-                         + ("" if notes_for[handle] else " (attributed)"))
-        text = text.rstrip("\n") + "\n\n" + "\n".join(notes) + "\n"
-    return text
+    return "".join(out), numbers, notes_for
+
+
+def _link(source: Source, n: int, style: str) -> str:
+    if style == "footnotes":
+        return f"[^{n}]"
+    url = safe_url(source.url)
+    return f"[{source.handle}]({url})" if url else f"[{source.handle}: {label(source)}]"
+
+
+def _footnotes(numbers: dict[str, int], notes_for: dict[str, bool], index: SourceIndex) -> str:
+    notes = []
+    for handle, n in numbers.items():
+        source = index.sources[handle]
+        url = safe_url(source.url)
+        notes.append(f"[^{n}]: {label(source)}" + (f" <{url}>" if url else "")
+                     + ("" if notes_for[handle] else " (attributed)"))
+    return "\n".join(notes)
 
 
 def label(source: Source) -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from .handles import CLOSERS, OPENERS
-from .markdown import units
+from .markdown import strip_bullet, units
 from .model import Sentence
 
 ABBREVIATIONS = frozenset((
@@ -26,7 +26,6 @@ _END = re.compile(r"(?<![.!?\u3002])[.!?\u3002]+[\"'\u201d\u2019)\]]*"
 _LIST_NUMBER = re.compile(r"\s*\d{1,3}")
 _LEADING_CITATION = re.compile(
     rf"\s*(?:[{re.escape(OPENERS)}][^{re.escape(CLOSERS)}\n]{{1,40}}[{re.escape(CLOSERS)}]\s*)+(?=\s|$)")
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*$)|:\s*$")
 _NON_STATING = re.compile(
     r"^\W*(?:hi|hello|hey|thanks|thank you|sure|certainly|of course|great question|good question|"
@@ -89,7 +88,7 @@ def _attach_trailing_citations(text: str, spans: list[tuple[int, int]]) -> list[
 
 def is_stating(sentence: str) -> bool:
     """Does the sentence assert something? Questions, greetings, closings, headings and fragments do not."""
-    body = _BULLET.sub("", sentence).strip()
+    body = strip_bullet(sentence).strip()
     if not body or body.endswith("?") or _NON_STATING.match(body) or _HEADING.search(body):
         return False
     return len(_WORDS.findall(body)) >= 3

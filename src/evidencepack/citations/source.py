@@ -14,9 +14,10 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import AssemblyFormatError
+from ..errors import AssemblyFormatError, EvidencepackError
 from ..passes.conflicts import Conflict
-from .handles import Grammar
+from ..render.formats import read_blocks
+from .handles import Grammar, handle_pattern
 
 WEAK_AUTHORITIES = ("informal", "superseded")
 ABOVE_CLEARANCE = "above_clearance"
@@ -86,9 +87,6 @@ class SourceIndex:
         for the handles of the manifest only. Empty for a prompt without blocks (`flat`) or without a prompt."""
         if self.prompt is None or self.boundary is None or self.format is None:
             return MappingProxyType({})
-        from ..errors import EvidencepackError
-        from ..render.formats import read_blocks
-
         try:
             blocks = read_blocks(self.prompt, self.boundary, self.format)
         except (EvidencepackError, ValueError, KeyError, TypeError):  # flat, an unknown format, a damaged json block
@@ -153,6 +151,15 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
     if not isinstance(report, Mapping):
         raise _fail("report", "is missing or not an object")
 
+    fates = _fates(report)
+    sources, handle_of = _manifest(data, prefix, fates)
+    boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
+    return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),
+                       _user_text(data), boundary, fmt, _conflicts(report, sources))
+
+
+def _fates(report: Mapping[str, Any]) -> dict[str, Fate]:
+    """`report.records`: what the assembler did with each input record, by id."""
     fates: dict[str, Fate] = {}
     for i, entry in enumerate(_list(report, "records", "report.records")):
         where = f"report.records[{i}]"
@@ -169,8 +176,13 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
                 raise _fail(where, "repeats an id")
             continue
         fates[record_id] = fate
+    return fates
 
-    handle = re.compile(re.escape(prefix) + r"[1-9][0-9]{0,8}")
+
+def _manifest(data: Mapping[str, Any], prefix: str, fates: Mapping[str, Fate]
+              ) -> tuple[dict[str, Source], dict[str, str]]:
+    """The manifest: handle -> source, and record id -> handle. Every entry must be an included record."""
+    handle = handle_pattern(prefix, max_digits=9)
     sources: dict[str, Source] = {}
     handle_of: dict[str, str] = {}
     for i, entry in enumerate(_list(data, "manifest", "manifest")):
@@ -192,9 +204,7 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
                             _str(entry, "date", where), _str(entry, "valid_from", where),
                             _str(entry, "valid_until", where))
         handle_of[record_id] = h
-    boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
-    return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),
-                       _user_text(data), boundary, fmt, _conflicts(report, sources))
+    return sources, handle_of
 
 
 def _conflicts(report: Mapping[str, Any], sources: Mapping[str, Source]) -> tuple[Conflict, ...]:

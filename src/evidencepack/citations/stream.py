@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import CitationInputError
 from .handles import Cite
 from .markdown import Group, Scanner
-from .model import Finding, Severity, Verdict, check_text, severity_map
+from .model import Finding, Verdict, check_text
+from .severities import Severities, Severity, severities_of
 from .source import read_assembly
 from .validate import Embed, finding_for, judge, verdict_of
 
@@ -23,11 +24,13 @@ class StreamValidator:
     """Validate as tokens arrive: `feed(chunk)` returns the findings of citations completed by this chunk
     (`sentence` is -1: sentences are known at the end); `close()` gives the full verdict."""
 
-    def __init__(self, assembly: Any, *, uncited: Severity | None = None, stale_only: Severity | None = None,
-                 unsupported_value: Severity | None = None, severities: Mapping[str, Severity] | None = None,
-                 attribute: bool = False, embed: Embed | None = None) -> None:
-        self._levels = severity_map(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
-                                    severities=severities)
+    def __init__(self, assembly: Any, *, severities: Severities | Mapping[str, Severity] | None = None,
+                 attribute: bool = False, embed: Embed | None = None, uncited: Severity | None = None,
+                 stale_only: Severity | None = None, unsupported_value: Severity | None = None,
+                 stale_value: Severity | None = None) -> None:
+        """`severities` as `validate_citations` takes it (the per-kind keywords warn, as there)."""
+        self._levels = severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                     unsupported_value=unsupported_value, stale_value=stale_value)
         self._attribute, self._embed = attribute, embed
         self._index = read_assembly(assembly)
         self._chunks: list[str] = []

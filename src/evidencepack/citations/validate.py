@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from ..errors import CitationInputError
-from .handles import Cite, Grammar
-from .markdown import Group, Scanner
-from .model import Citation, Finding, Sentence, Severity, Support, Verdict, check_text, severity_map, shorten
+from .attribution import Attributor, Embed
+from .handles import Cite
+from .model import Citation, Finding, Sentence, Support, Verdict, check_text, shorten
+from .parse import parse_citations, scan
 from .sentences import split_sentences
+from .severities import Severities, Severity, severities_of
 from .source import SourceIndex, read_assembly
+from .values import Value, claimed_values, extract_values, supported, unsupported_among, unsupported_message, values_of
 
-if TYPE_CHECKING:
-    from .claims import Value
-
-#: An embedding: text -> vector (only for attribution; see `claims.attribute`).
-Embed = Callable[[str], Sequence[float]]
+__all__ = ["Embed", "finding_for", "judge", "parse_citations", "scan", "validate_citations", "verdict_of"]
 
 # A sentence that marks its weak source as outdated is reporting it, not relying on it.
 _OUTDATED_CUES = re.compile(
@@ -67,25 +66,6 @@ def _reports_values(text: str, sentence: Sentence) -> bool:
     return bool(_CONTRAST.search(sentence.text)) or _conflict_line(text, sentence.start) is not None
 
 
-def scan(text: str, grammar: Grammar) -> tuple[list[Cite], list[tuple[int, int]]]:
-    """Every cited item outside code, in order, and the units of the text (for the sentence splitter)."""
-    cites: list[Cite] = []
-
-    def emit(group: Group) -> None:
-        cites.extend(grammar.classify(group.start, group.text))
-
-    scanner = Scanner(emit)
-    scanner.push(text)
-    scanner.finish()
-    return cites, scanner.units
-
-
-def parse_citations(answer: str, prefix: str = "S", ids: Iterable[str] = ()) -> list[tuple[str, int, int, str]]:
-    """(handle or spelling, start, end, form) for every citation outside code, in order."""
-    grammar = Grammar(prefix, frozenset(i for i in ids if isinstance(i, str) and i))
-    return [(c.handle or c.written, c.start, c.end, c.form) for c in scan(check_text(answer), grammar)[0]]
-
-
 def judge(cite: Cite, index: SourceIndex) -> tuple[str | None, tuple[str, str] | None]:
     """The record a cited item rests on, or the finding (kind, message) it earns instead."""
     if cite.form == "handle":
@@ -104,7 +84,7 @@ def judge(cite: Cite, index: SourceIndex) -> tuple[str | None, tuple[str, str] |
                                      "and never shown to the model")
 
 
-def finding_for(cite: Cite, problem: tuple[str, str] | None, levels: Mapping[str, Severity],
+def finding_for(cite: Cite, problem: tuple[str, str] | None, levels: Severities,
                 sentence: int = -1) -> Finding | None:
     """The finding a judged citation earns at these severities (None when it earns none or it is off)."""
     if problem is None or levels[problem[0]] == "off":
@@ -112,30 +92,35 @@ def finding_for(cite: Cite, problem: tuple[str, str] | None, levels: Mapping[str
     return Finding(problem[0], levels[problem[0]], problem[1], sentence, cite.start, cite.end, cite.written)
 
 
-def validate_citations(answer: str, assembly: Any, *, uncited: Severity | None = None,
+def validate_citations(answer: str, assembly: Any, *, severities: Severities | Mapping[str, Severity] | None = None,
+                       attribute: bool = False, embed: Embed | None = None, uncited: Severity | None = None,
                        stale_only: Severity | None = None, unsupported_value: Severity | None = None,
-                       severities: Mapping[str, Severity] | None = None, attribute: bool = False,
-                       embed: Embed | None = None) -> Verdict:
+                       stale_value: Severity | None = None) -> Verdict:
     """Check every citation in `answer` against the assembly (an `Assembly`, its JSON dict, or a
-    `SourceIndex`). Severities default to `SEVERITIES`; `uncited=`/`stale_only=`/`unsupported_value=`
-    override one entry. With `attribute=True`, each stating sentence without a valid citation is given the
-    sources its content matches (`claims.attribute`), and `stale_only` and `unsupported_value` judge that
-    support too; `embed` is passed to the attribution."""
+    `SourceIndex`). `severities` is a `Severities` or a mapping of overrides (finding kind -> level) on
+    the defaults; the per-kind keywords (`uncited=`, `stale_only=`, `unsupported_value=`, `stale_value=`)
+    still work for one release and warn. With `attribute=True`, each stating sentence without a valid
+    citation is given the sources its content matches (`attribution.attribute`), and `stale_only` and
+    `unsupported_value` judge that support too; `embed` is passed to the attribution."""
     text = check_text(answer)
-    levels = severity_map(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
-                          severities=severities)
+    levels = severities_of(severities, uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value,
+                           stale_value=stale_value)
     index = read_assembly(assembly)
     cites, units = scan(text, index.grammar)
     return verdict_of(text, cites, units, index, levels, attribute=attribute, embed=embed)
 
 
-def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index: SourceIndex,
-               levels: Mapping[str, Severity], *, attribute: bool = False, embed: Embed | None = None) -> Verdict:
-    """The verdict for `text` given the citations and units found in it (batch and streaming share this)."""
-    if attribute and index.prompt is None:
-        raise CitationInputError("attribution reads the sources from the assembly's prompt, and this assembly "
-                                 "has none (pass an Assembly or the JSON `evidencepack assemble --json` prints)")
-    sentences = split_sentences(text, units)
+@dataclass(frozen=True)
+class _Read:
+    """What the citations of an answer say: every citation, the findings they earn, and for each sentence
+    the handles of the records it validly cites."""
+
+    citations: tuple[Citation, ...]
+    findings: tuple[Finding, ...]
+    supported: Mapping[int, tuple[str, ...]]
+
+
+def _read_citations(cites: list[Cite], sentences: list[Sentence], index: SourceIndex, levels: Severities) -> _Read:
     starts = [s.start for s in sentences]
     citations: list[Citation] = []
     findings: list[Finding] = []
@@ -149,80 +134,109 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
             findings.append(finding)
         if record_id is not None:
             supported.setdefault(sentence, []).append(index.handle_of[record_id])
-    with_citation = {c.sentence for c in citations}
+    return _Read(tuple(citations), tuple(findings),
+                 {k: tuple(dict.fromkeys(v)) for k, v in supported.items()})
+
+
+def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index: SourceIndex,
+               levels: Severities, *, attribute: bool = False, embed: Embed | None = None) -> Verdict:
+    """The verdict for `text` given the citations and units found in it (batch and streaming share this)."""
+    if attribute and index.prompt is None:
+        raise CitationInputError("attribution reads the sources from the assembly's prompt, and this assembly "
+                                 "has none (pass an Assembly or the JSON `evidencepack assemble --json` prints)")
+    sentences = split_sentences(text, units)
+    read = _read_citations(cites, sentences, index, levels)
+    with_citation = {c.sentence for c in read.citations}
     claims = _Claims(text, cites, sentences, index, embed)
     attributed: dict[int, tuple[str, ...]] = {}
     if attribute:
         attributed = {s.index: claims.attributed(s.index) for s in sentences
-                      if s.stating and not supported.get(s.index)}
-    stating = 0
+                      if s.stating and not read.supported.get(s.index)}
+    findings = list(read.findings)
     support: list[Support] = []
     for s in sentences:
-        stating += s.stating
-        cited = list(dict.fromkeys(supported.get(s.index, [])))
+        cited = read.supported.get(s.index, ())
         guessed = attributed.get(s.index, ())
         if s.stating:
-            handles = tuple(cited) or guessed
+            handles = cited or guessed
             support.append(Support(s.index, handles, tuple(index.sources[h].id for h in handles), bool(cited)))
-        if s.stating and s.index not in with_citation and levels["uncited"] != "off":
-            matches = f" (its content matches {', '.join(guessed)})" if guessed else ""
-            findings.append(Finding("uncited", levels["uncited"], f"sentence {s.index + 1} states something "
-                                    f"and cites nothing{matches}", s.index, s.start, s.end))
-        rests_on = cited or list(guessed)
-        reports = bool(_OUTDATED_CUES.search(s.text)) or _reports_a_conflict(text, s.start)
-        if (rests_on and levels["stale_only"] != "off" and all(index.sources[h].weak for h in rests_on)
-                and not reports):
-            weak = ", ".join(sorted(set(rests_on)))
-            how = "" if cited else ", attributed: it cites nothing and its content matches them"
-            findings.append(Finding("stale_only", levels["stale_only"], f"sentence {s.index + 1} rests only on "
-                                    f"expired, superseded or informal sources ({weak}{how})", s.index, s.start,
-                                    s.end))
-        elif s.stating and levels["stale_value"] != "off" and not reports and not _reports_values(text, s):
-            for value, weak_sources in claims.weak_only(s.index):
-                findings.append(Finding(
-                    "stale_value", levels["stale_value"],
-                    f"sentence {s.index + 1}: {shorten(value.text, 40)!r} ({value.kind}) is stated only by "
-                    f"expired, superseded or informal sources ({', '.join(weak_sources)})",
-                    s.index, s.start + value.start, s.start + value.end, sources=weak_sources))
-        if rests_on and levels["unsupported_value"] != "off":
-            for value in claims.unsupported(s.index, tuple(rests_on)):
-                where = ", ".join(rests_on)
-                which = "which it cites" if cited else "to which it is attributed (it cites nothing)"
-                findings.append(Finding(
-                    "unsupported_value", levels["unsupported_value"],
-                    f"sentence {s.index + 1}: {shorten(value.text, 40)!r} ({value.kind}) is not stated in {where}, "
-                    f"{which}", s.index, s.start + value.start, s.start + value.end))
-    covered = sum(1 for s in sentences if s.stating and supported.get(s.index))
+        findings += _sentence_findings(_Sentence(s, cited, guessed, s.index in with_citation), text, claims, levels)
     findings.sort(key=lambda f: (f.start, f.kind))
-    cited_ids = tuple(dict.fromkeys(c.record_id for c in citations if c.record_id))
+    return _verdict(read, findings, sentences, support, attribute)
+
+
+def _verdict(read: _Read, findings: list[Finding], sentences: list[Sentence], support: list[Support],
+             attribute: bool) -> Verdict:
+    """The verdict, with its coverage (written) and attributed coverage (written or attributed)."""
+    stating = sum(s.stating for s in sentences)
+    covered = sum(1 for s in sentences if s.stating and read.supported.get(s.index))
+    cited_ids = tuple(dict.fromkeys(c.record_id for c in read.citations if c.record_id))
     either = sum(1 for x in support if x.handles)
     return Verdict(
         valid=not any(f.severity == "error" for f in findings),
-        findings=tuple(findings), citations=tuple(citations), sentences=tuple(sentences),
+        findings=tuple(findings), citations=read.citations, sentences=tuple(sentences),
         cited_ids=cited_ids, coverage=covered / stating if stating else 1.0, support=tuple(support),
         attributed_coverage=(either / stating if stating else 1.0) if attribute else None, attributed=attribute,
     )
 
 
-@lru_cache(maxsize=4096)
-def _values_of(passage: str) -> tuple[Value, ...]:
-    """A source's values. Cached by text: every validation against the same prompt (a retry, a stream's
-    close, the next answer) reads the same passages, and `stale_value` reads all of them."""
-    from .claims import extract_values
+@dataclass(frozen=True)
+class _Sentence:
+    """One sentence and what it rests on: the handles it validly cites, else those attributed to it."""
 
-    return extract_values(passage)
+    sentence: Sentence
+    cited: tuple[str, ...]
+    guessed: tuple[str, ...]
+    has_citation: bool  # any citation at all, valid or not
+
+    @property
+    def rests_on(self) -> tuple[str, ...]:
+        return self.cited or self.guessed
+
+
+def _sentence_findings(x: _Sentence, text: str, claims: _Claims, levels: Severities) -> list[Finding]:
+    """The sentence-level findings of one sentence: uncited, stale_only or stale_value, unsupported_value."""
+    s = x.sentence
+    out: list[Finding] = []
+    if s.stating and not x.has_citation and levels.uncited != "off":
+        matches = f" (its content matches {', '.join(x.guessed)})" if x.guessed else ""
+        out.append(Finding("uncited", levels.uncited, f"sentence {s.index + 1} states something "
+                           f"and cites nothing{matches}", s.index, s.start, s.end))
+    reports = bool(_OUTDATED_CUES.search(s.text)) or _reports_a_conflict(text, s.start)
+    weak = claims.index.sources
+    if (x.rests_on and levels.stale_only != "off" and all(weak[h].weak for h in x.rests_on)
+            and not reports):
+        names = ", ".join(sorted(set(x.rests_on)))
+        how = "" if x.cited else ", attributed: it cites nothing and its content matches them"
+        out.append(Finding("stale_only", levels.stale_only, f"sentence {s.index + 1} rests only on "
+                           f"expired, superseded or informal sources ({names}{how})", s.index, s.start, s.end))
+    elif s.stating and levels.stale_value != "off" and not reports and not _reports_values(text, s):
+        out += _stale_values(s, claims, levels.stale_value)
+    if x.rests_on and levels.unsupported_value != "off":
+        out += [Finding("unsupported_value", levels.unsupported_value,
+                        unsupported_message(s.index, value, x.rests_on, bool(x.cited)), s.index,
+                        s.start + value.start, s.start + value.end)
+                for value in claims.unsupported(s.index, x.rests_on)]
+    return out
+
+
+def _stale_values(s: Sentence, claims: _Claims, level: Severity) -> list[Finding]:
+    return [Finding("stale_value", level,
+                    f"sentence {s.index + 1}: {shorten(value.text, 40)!r} ({value.kind}) is stated only by "
+                    f"expired, superseded or informal sources ({', '.join(weak_sources)})",
+                    s.index, s.start + value.start, s.start + value.end, sources=weak_sources)
+            for value, weak_sources in claims.weak_only(s.index)]
 
 
 class _Claims:
-    """Attribution and value checks for one answer, prepared only when first needed (`claims` is imported
-    lazily: it imports this package)."""
+    """Attribution and value checks for one answer, prepared only when first needed."""
 
     def __init__(self, text: str, cites: list[Cite], sentences: list[Sentence], index: SourceIndex,
                  embed: Embed | None) -> None:
         self.text, self.cites, self.sentences, self.index = text, cites, sentences, index
         self.embed = embed
         self._claims: list[str] | None = None
-        self._attributor: Any = None
+        self._attributor: Attributor | None = None
         self._claim_values: dict[int, tuple[Value, ...]] = {}
         self._weak_pool: tuple[Value, ...] | None = None
 
@@ -237,30 +251,24 @@ class _Claims:
         return self._claims[sentence]
 
     def attributed(self, sentence: int) -> tuple[str, ...]:
-        from .claims import Attributor
-
         if self._attributor is None:
             self._attributor = Attributor(self.index, embed=self.embed)
         handles: tuple[str, ...] = self._attributor.handles(self.claim(sentence))[0]
         return tuple(h for h in handles if h in self.index.sources)
 
     def claim_values(self, sentence: int) -> tuple[Value, ...]:
-        from .claims import extract_values
-
         if sentence not in self._claim_values:
             self._claim_values[sentence] = extract_values(self.claim(sentence))
         return self._claim_values[sentence]
 
     def _source_values(self, key: str) -> tuple[Value, ...]:
         """The values of one source (by handle), or of the question (key "")."""
-        return _values_of(self.index.passages[key] if key else self.index.question)
+        return values_of(self.index.passages[key] if key else self.index.question)
 
     def weak_only(self, sentence: int) -> list[tuple[Value, tuple[str, ...]]]:
         """The sentence's values that some shown source states and only weak ones do (expired, superseded,
         informal), each with those sources: whatever the sentence cites, such a value came from them. Values
         the question contains, or that no source states, are not this check's."""
-        from .claims import supported
-
         out: list[tuple[Value, tuple[str, ...]]] = []
         weak_pool = self._weak_values()
         if not weak_pool:
@@ -283,11 +291,10 @@ class _Claims:
 
     def unsupported(self, sentence: int, handles: tuple[str, ...]) -> list[Value]:
         """The sentence's values that none of `handles` states (values in the question count as given)."""
-        from .claims import supported
-
         known = [h for h in handles if h in self.index.passages]
         mine = self.claim_values(sentence) if known else ()
         if not mine:
             return []
+        claimed = claimed_values(self.claim(sentence))
         pool = [v for key in (*known, "") for v in self._source_values(key)]
-        return [v for v in mine if not supported(v, pool)]
+        return list(unsupported_among((v for v in mine if v in claimed), pool))

@@ -19,15 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
-from ..errors import EvidencepackError
+from ..errors import BackendError as BackendError  # re-exported from its old home
 
 Messages = list[dict[str, str]]
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-class BackendError(EvidencepackError, RuntimeError):
-    """A call that failed for good (after retries), or a backend that cannot be set up."""
 
 
 @dataclass(frozen=True)

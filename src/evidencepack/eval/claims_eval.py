@@ -1,4 +1,4 @@
-"""Precision of `claims.attribute` and `claims.unsupported_value` on a labelled set of answer sentences.
+"""Precision of `citations.attribution.attribute` and `unsupported_value` on a labelled set of answer sentences.
 
 Each line of the set names a bundled trap question (its records, assembled as the `structured` trap
 condition assembles them, are the sources), a sentence, the record ids that support it (empty: nothing
@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from ..assemble import Assembly, assemble
-from ..citations.claims import attribute, sources_of, unsupported_in
+from ..citations.attribution import attribute, sources_of
+from ..citations.values import unsupported_in
 from ..data import corpus, traps
+from ..errors import DatasetError
 from .experiments import EVAL_KEY, condition_options
 
 
@@ -41,47 +43,55 @@ def measure(path: str | Path) -> dict[str, Any]:
     for it in items:
         a = built[it["trap"]]
         handle = {m.id: m.handle for m in a.manifest}
-        record = {m.handle: m.id for m in a.manifest}
         missing = [i for i in (*it["support"], *it["cites"]) if i not in handle]
         if missing:
-            raise ValueError(f"{it['sentence']!r}: records {missing} are not in the {it['trap']} prompt")
-        sentence = it["sentence"]
-        if it["cites"]:
-            sentence = f"{sentence.rstrip('.')} [{', '.join(handle[i] for i in it['cites'])}]."
-        attributed = attribute(sentence, a)
+            raise DatasetError(f"{it['sentence']!r}: records {missing} are not in the {it['trap']} prompt")
         if not it["cites"]:
-            att["sentences"] += 1
-            got = {record[h] for x in attributed for h in x.handles}
-            gold = set(it["support"])
-            att["assigned"] += len(got)
-            att["correct"] += len(got & gold)
-            att["sentences_assigned"] += bool(got)
-            att["sentences_all_correct"] += bool(got) and got <= gold
-            if gold:
-                att["supported"] += 1
-                att["supported_found"] += bool(got & gold)
-            else:
-                att["unsupported"] += 1
-                att["unsupported_assigned"] += bool(got)
-            if got - gold:
-                mistakes.append({"kind": "attribution", "sentence": it["sentence"], "got": sorted(got),
-                                 "gold": sorted(gold)})
+            _tally_attribution(it, a, att, mistakes)
         against = it["cites"] or it["support"]
         if against:
-            texts = sources_of(a)
-            question = a.user.rsplit("\nQuestion: ", 1)[-1]
-            flagged = {v.key for v in unsupported_in(it["sentence"], [texts[handle[i]] for i in against],
-                                                     also_given=question)}
-            labelled = set(it["unsupported"])
-            val["flagged"] += len(flagged)
-            val["flagged_correct"] += len(flagged & labelled)
-            val["labelled"] += len(labelled)
-            val["labelled_found"] += len(flagged & labelled)
-            if flagged != labelled:
-                mistakes.append({"kind": "value", "sentence": it["sentence"], "flagged": sorted(flagged),
-                                 "labelled": sorted(labelled)})
+            _tally_values(it, a, [handle[i] for i in against], val, mistakes)
     return {"items": len(items), "attribution": {**att, **_rates(att)}, "values": {**val, **_value_rates(val)},
             "mistakes": mistakes}
+
+
+def _tally_attribution(it: Mapping[str, Any], a: Assembly, att: dict[str, int],
+                       mistakes: list[dict[str, Any]]) -> None:
+    """One uncited sentence: the records `attribute` assigns it against the ones labelled as its support."""
+    record = {m.handle: m.id for m in a.manifest}
+    got = {record[h] for x in attribute(it["sentence"], a) for h in x.handles}
+    gold = set(it["support"])
+    att["sentences"] += 1
+    att["assigned"] += len(got)
+    att["correct"] += len(got & gold)
+    att["sentences_assigned"] += bool(got)
+    att["sentences_all_correct"] += bool(got) and got <= gold
+    if gold:
+        att["supported"] += 1
+        att["supported_found"] += bool(got & gold)
+    else:
+        att["unsupported"] += 1
+        att["unsupported_assigned"] += bool(got)
+    if got - gold:
+        mistakes.append({"kind": "attribution", "sentence": it["sentence"], "got": sorted(got),
+                         "gold": sorted(gold)})
+
+
+def _tally_values(it: Mapping[str, Any], a: Assembly, against: list[str], val: dict[str, int],
+                  mistakes: list[dict[str, Any]]) -> None:
+    """One sentence with sources (the handles it cites, else its labelled support): the values
+    `unsupported_in` flags against the ones labelled unsupported."""
+    texts = sources_of(a)
+    question = a.user.rsplit("\nQuestion: ", 1)[-1]
+    flagged = {v.key for v in unsupported_in(it["sentence"], [texts[h] for h in against], also_given=question)}
+    labelled = set(it["unsupported"])
+    val["flagged"] += len(flagged)
+    val["flagged_correct"] += len(flagged & labelled)
+    val["labelled"] += len(labelled)
+    val["labelled_found"] += len(flagged & labelled)
+    if flagged != labelled:
+        mistakes.append({"kind": "value", "sentence": it["sentence"], "flagged": sorted(flagged),
+                         "labelled": sorted(labelled)})
 
 
 def _ratio(k: int, n: int) -> float | None:

@@ -16,9 +16,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .backends import NOT_CACHED, Backend, BackendError, CacheOnlyBackend, Sampling, make_backend
+from ..errors import DatasetError, EvidencepackError
+from .backends import NOT_CACHED, Backend, CacheOnlyBackend, Sampling, make_backend
 from .cache import AnswerCache
-from .datasets import DatasetError, kv_questions, load_traps, nq_questions, sweep_items
+from .datasets import kv_questions, load_traps, nq_questions, sweep_items
 from .experiments import (
     GUARD_KINDS,
     GUARD_REPAIRS,
@@ -301,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch with user errors as one line on stderr and exit code 2."""
     try:
         return int(args.eval_func(args))
-    except (BackendError, DatasetError, ValueError, OSError) as err:
+    except (EvidencepackError, ValueError, OSError) as err:
         print(f"evidencepack eval: {err}", file=sys.stderr)
         return 2
 

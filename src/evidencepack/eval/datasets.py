@@ -63,30 +63,12 @@ def _patterns(value: Any, key: str, where: str, *, required: bool) -> tuple[str,
 def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Iterable[str] | None = None
                ) -> TrapQuestion:
     """Validate one trap-set object. `known_ids` (the corpus) catches typos in record ids early."""
-    if not isinstance(data, Mapping):
-        raise DatasetError(f"{where}: a trap must be a JSON object")
-    missing = [k for k in TRAP_REQUIRED if k not in data]
-    if missing:
-        raise DatasetError(f"{where}: missing key(s) {', '.join(missing)}")
-    unknown = sorted(set(data) - set(TRAP_REQUIRED) - set(TRAP_OPTIONAL))
-    if unknown:
-        raise DatasetError(f"{where}: unknown key(s) {', '.join(unknown)}")
-    for key in ("id", "question", "as_of"):
-        if not isinstance(data[key], str) or not data[key].strip():
-            raise DatasetError(f"{where}: {key!r} must be a non-empty string")
+    _check_trap_keys(data, where)
     where = f"{where} ({data['id']})"
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", data["as_of"]):
         raise DatasetError(f"{where}: 'as_of' must be YYYY-MM-DD, got {data['as_of']!r}")
     ids = data["records"]
-    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
-        raise DatasetError(f"{where}: 'records' must be a non-empty list of record ids in rank order")
-    if len(set(ids)) != len(ids):
-        raise DatasetError(f"{where}: 'records' lists an id twice")
-    if known_ids is not None:
-        known = set(known_ids)
-        absent = [i for i in ids if i not in known]
-        if absent:
-            raise DatasetError(f"{where}: record id(s) not in the corpus: {', '.join(absent)}")
+    _check_trap_records(ids, where, known_ids)
     for key in ("trap", "gold"):
         if data.get(key) is not None and data[key] not in ids:
             raise DatasetError(f"{where}: {key!r} {data[key]!r} is not one of its 'records'")
@@ -101,6 +83,34 @@ def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Itera
         trap=data.get("trap"), gold=data.get("gold"),
         surfaced=_patterns(data.get("surfaced"), "surfaced", where, required=False),
     )
+
+
+def _check_trap_keys(data: Any, where: str) -> None:
+    """An object with every required key, no unknown one, and the three strings that name it."""
+    if not isinstance(data, Mapping):
+        raise DatasetError(f"{where}: a trap must be a JSON object")
+    missing = [k for k in TRAP_REQUIRED if k not in data]
+    if missing:
+        raise DatasetError(f"{where}: missing key(s) {', '.join(missing)}")
+    unknown = sorted(set(data) - set(TRAP_REQUIRED) - set(TRAP_OPTIONAL))
+    if unknown:
+        raise DatasetError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    for key in ("id", "question", "as_of"):
+        if not isinstance(data[key], str) or not data[key].strip():
+            raise DatasetError(f"{where}: {key!r} must be a non-empty string")
+
+
+def _check_trap_records(ids: Any, where: str, known_ids: Iterable[str] | None) -> None:
+    """The retrieval: record ids in rank order, each once, each in the corpus when the corpus is given."""
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+        raise DatasetError(f"{where}: 'records' must be a non-empty list of record ids in rank order")
+    if len(set(ids)) != len(ids):
+        raise DatasetError(f"{where}: 'records' lists an id twice")
+    if known_ids is not None:
+        known = set(known_ids)
+        absent = [i for i in ids if i not in known]
+        if absent:
+            raise DatasetError(f"{where}: record id(s) not in the corpus: {', '.join(absent)}")
 
 
 def load_traps(path: str | Path | None = None, *, corpus: Sequence[Record] | None = None) -> list[TrapQuestion]:

@@ -13,13 +13,14 @@ from functools import partial
 from typing import Any
 
 from ..assemble import Assembly, assemble
-from ..citations.model import SEVERITIES
 from ..citations.policies import repair_line, repair_prompt, withhold
+from ..citations.severities import SEVERITIES
+from ..errors import BackendError, DatasetError, OptionError
 from ..passes.admit import ADMISSIONS
 from ..passes.budget import Budget
 from ..records.record import Record
 from ..render.layout import VARIANTS, Layout
-from .backends import Backend, BackendError, Completion, Messages, Sampling, run_parallel
+from .backends import Backend, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
 from .datasets import SweepItem, TrapQuestion, sweep_correct
 from .judge import Judgement, LLMJudge, judge
@@ -64,17 +65,17 @@ Progress = Callable[[int, int], None]
 
 def condition_options(condition: str) -> dict[str, Any]:
     """The `assemble` option groups a condition name selects (`layout`, and `admission` for `+exclude`);
-    `ValueError` for an unknown base or variant."""
+    `OptionError` for an unknown base or variant."""
     base, *parts = condition.split("+")
     if base not in TRAP_BASES:
-        raise ValueError(f"unknown condition(s) {condition}: a condition starts with {' or '.join(TRAP_BASES)}, "
+        raise OptionError(f"unknown condition(s) {condition}: a condition starts with {' or '.join(TRAP_BASES)}, "
                          f"then any of {', '.join('+' + v for v in TRAP_VARIANTS)}")
     unknown = [p for p in parts if p not in TRAP_VARIANTS]
     if unknown or len(set(parts)) != len(parts):
-        raise ValueError(f"unknown condition(s) {condition}: unknown or repeated variant(s) "
+        raise OptionError(f"unknown condition(s) {condition}: unknown or repeated variant(s) "
                          f"{', '.join(unknown) or 'repeated'} (variants: {', '.join(TRAP_VARIANTS)})")
     if base == "flat" and set(parts) - {"exclude"}:
-        raise ValueError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
+        raise OptionError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
                          "structured+exclude prompt shows, flattened)")
     layout = TRAP_BASES[base].with_variants(*(p for p in parts if p in VARIANTS))
     admission = ADMISSIONS["exclude-stale" if "exclude" in parts else "default"]
@@ -115,12 +116,12 @@ def repair_message(findings: Sequence[Mapping[str, Any]], kinds: Sequence[str] =
 
 
 def guard_kinds(kinds: Sequence[str] | str) -> tuple[str, ...]:
-    """Finding kinds the guard acts on, from a sequence or a comma-separated string; `ValueError` for an
+    """Finding kinds the guard acts on, from a sequence or a comma-separated string; `OptionError` for an
     unknown kind or an empty list."""
     parts = [k.strip() for k in (kinds.split(",") if isinstance(kinds, str) else kinds) if k.strip()]
     unknown = [k for k in parts if k not in SEVERITIES]
     if unknown or not parts:
-        raise ValueError(f"unknown guard kind(s) {', '.join(unknown) or '(none given)'} "
+        raise OptionError(f"unknown guard kind(s) {', '.join(unknown) or '(none given)'} "
                          f"(any of {', '.join(SEVERITIES)})")
     return tuple(dict.fromkeys(parts))
 
@@ -143,8 +144,8 @@ def _citation(validator: Validator | None, answer: str, assembly: Assembly) -> d
 
 def _attribution(answer: str, a: Assembly) -> dict[str, Any]:
     """Which sentences rest on which sources: handles the model wrote, handles attributed to uncited
-    sentences (`claims.attribute`), and values no supporting source states (`claims.unsupported_value`)."""
-    from ..citations.claims import attribute, unsupported_value
+    sentences (`attribution.attribute`), and values no supporting source states (`attribution.unsupported_value`)."""
+    from ..citations.attribution import attribute, unsupported_value
 
     atts = attribute(answer, a)
     known = {m.handle for m in a.manifest}
@@ -217,14 +218,15 @@ class TrapRun:
             return str(err)
 
     def one(self, trap: TrapQuestion, condition: str) -> dict[str, Any]:
+        """One question under one condition: the prompt, the answer (after the guard, for a +guard condition),
+        and how it is judged. The row's key order is the results.jsonl layout."""
         a = self.assembly(trap, condition)
-        messages = a.messages
         row: dict[str, Any] = {
-            "experiment": "traps", "condition": condition, "question": trap.id, "prompt_hash": prompt_hash(messages),
-            "assembly_prompt_tokens": a.report.budget["prompt_tokens"], "conflicts": len(a.report.conflicts),
-            "included": [m.id for m in a.manifest],
+            "experiment": "traps", "condition": condition, "question": trap.id,
+            "prompt_hash": prompt_hash(a.messages), "assembly_prompt_tokens": a.report.budget["prompt_tokens"],
+            "conflicts": len(a.report.conflicts), "included": [m.id for m in a.manifest],
         }
-        out = self.call(messages)
+        out = self.call(a.messages)
         structured = a.format != "flat"
         if structured and is_guarded(condition) and isinstance(out, Completion) and not out.truncated:
             out, a = self._guard(trap, condition, a, out, row)
@@ -235,28 +237,14 @@ class TrapRun:
         if out.truncated:
             row.update(status="truncated", verdict=None)
             return row
-        row["status"] = "ok"
-        row["citation"] = _citation(self.validator, out.text, a) if structured else None
-        row["attribution"] = _attribution(out.text, a) if structured else None
-        row["delivered"] = _delivered(out.text, a, trap) if structured else None
-        j: Judgement = judge(out.text, trap)
-        row["verdict"] = j.verdict
-        row["judgement"] = j.to_dict()
-        row["refused"] = j.refused
-        row["answerable"] = answerable(trap, a)
-        if self.llm_judge is not None:
-            try:
-                row["llm_verdict"] = self.llm_judge(out.text, trap)
-            except BackendError as err:
-                row["llm_verdict"] = None
-                row["llm_judge_error"] = str(err)
+        row.update(self._judged(out.text, a, trap, structured))
         return row
 
     def _guard(self, trap: TrapQuestion, condition: str, a: Assembly, out: Completion, row: dict[str, Any]
                ) -> tuple[Completion | str, Assembly]:
-        """The guard: check the first answer, and on a finding of the guarded kinds ask once more (a repair turn,
-        or the question afresh without the withheld sources). Records what it did in `row["guard"]`."""
-        messages = a.messages
+        """The guard on a first answer: when a guarded finding kind fires, ask again (a repair turn, or the
+        question afresh without the withheld sources) and record which kinds the second answer no longer has.
+        Fills `row["guard"]` (and `row["repair_prompt_hash"]`); returns the answer to judge and its assembly."""
         if self.validator is None:
             raise BackendError("structured+guard needs evidencepack.citations.validate_citations")
         kinds = guard_kinds(self.guard_on)
@@ -265,26 +253,47 @@ class TrapRun:
         texts = first.pop("_texts")
         bad = [{**f, "text": t} for f, t in zip(first["findings"], texts) if f["kind"] in kinds]
         fired = sorted({f["kind"] for f in bad})
-        row["guard"] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad),
-                        "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
-                        "fixed": None}
-        if bad:
-            withheld = withhold(first_verdict, a) if self.guard_repair == "withhold" else ()
-            if withheld:
-                row["guard"]["withheld"] = list(withheld)
-                a = self.assembly(trap, condition, withheld)
-                messages = a.messages
-            else:
-                messages = [*messages, {"role": "assistant", "content": out.text},
-                            {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
-            row["repair_prompt_hash"] = prompt_hash(messages)
-            second = self.call(messages)
-            if isinstance(second, Completion) and not second.truncated:
-                again = {f["kind"] for f in self.guard_check(second.text, a)["findings"] if f["kind"] in kinds}
-                row["guard"]["second_fired"] = sorted(again)
-                row["guard"]["fixed"] = [k for k in fired if k not in again]
-            return second, a
-        return out, a
+        guard: dict[str, Any] = {"first_answer": out.text, "first_citation": first, "regenerated": bool(bad),
+                                 "kinds": list(kinds), "attribute": self.guard_attributes, "fired": fired,
+                                 "fixed": None}
+        row["guard"] = guard
+        if not bad:
+            return out, a
+        withheld = withhold(first_verdict, a) if self.guard_repair == "withhold" else ()
+        if withheld:
+            guard["withheld"] = list(withheld)
+            a = self.assembly(trap, condition, withheld)
+            messages = a.messages
+        else:
+            messages = [*a.messages, {"role": "assistant", "content": out.text},
+                        {"role": "user", "content": repair_message(bad, kinds, a.handle_prefix)}]
+        row["repair_prompt_hash"] = prompt_hash(messages)
+        second = self.call(messages)
+        if isinstance(second, Completion) and not second.truncated:
+            again = {f["kind"] for f in self.guard_check(second.text, a)["findings"] if f["kind"] in kinds}
+            guard["second_fired"] = sorted(again)
+            guard["fixed"] = [k for k in fired if k not in again]
+        return second, a
+
+    def _judged(self, answer: str, a: Assembly, trap: TrapQuestion, structured: bool) -> dict[str, Any]:
+        """The row fields of an answer that came back whole: citations, attribution and conflict notes (for a
+        structured prompt), the rule judge's verdict, and the LLM judge's when there is one."""
+        j: Judgement = judge(answer, trap)
+        row: dict[str, Any] = {
+            "status": "ok",
+            "citation": _citation(self.validator, answer, a) if structured else None,
+            "attribution": _attribution(answer, a) if structured else None,
+            "delivered": _delivered(answer, a, trap) if structured else None,
+            "verdict": j.verdict, "judgement": j.to_dict(), "refused": j.refused,
+            "answerable": answerable(trap, a),
+        }
+        if self.llm_judge is not None:
+            try:
+                row["llm_verdict"] = self.llm_judge(answer, trap)
+            except BackendError as err:
+                row["llm_verdict"] = None
+                row["llm_judge_error"] = str(err)
+        return row
 
     @staticmethod
     def _completion(c: Completion) -> dict[str, Any]:
@@ -298,7 +307,7 @@ class TrapRun:
             condition_options(c)
         guard_kinds(self.guard_on)
         if self.guard_repair not in GUARD_REPAIRS:
-            raise ValueError(f"guard_repair must be one of {', '.join(GUARD_REPAIRS)}, got {self.guard_repair!r}")
+            raise OptionError(f"guard_repair must be one of {', '.join(GUARD_REPAIRS)}, got {self.guard_repair!r}")
         if any(is_guarded(c) for c in self.conditions) and self.validator is None:
             raise BackendError("a +guard condition needs evidencepack.citations.validate_citations, which this "
                                "installation does not have; drop that condition")
@@ -333,10 +342,10 @@ class SweepRun:
                      model=self.model)
         if len(a.manifest) != len(item.records):
             dropped = [o.id for o in a.report.records if o.decision != "included"]
-            raise ValueError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")
+            raise DatasetError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")
         seat = next(m.position for m in a.manifest if m.id == item.gold_id)
         if item.position is not None and seat != item.position:
-            raise ValueError(f"{item.qid}: gold seated at {seat}, expected {item.position}")
+            raise DatasetError(f"{item.qid}: gold seated at {seat}, expected {item.position}")
         return a.messages, seat, a.report.budget["prompt_tokens"]
 
     def one(self, item: SweepItem) -> dict[str, Any]:

@@ -220,42 +220,61 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     """The rule-based verdict for one answer to one trap question (see the module docstring)."""
     answer = _ANSWER_LABEL.sub("", answer)
     sents = sentences(answer)
-    cur: list[Hit] = []
-    for p, i, m in _find(trap.current, sents):
-        before = sents[i][: m.start()].split()
-        negated = bool(before) and bool(re.fullmatch(r"(?:not|never|\w+n't)", before[-1], re.IGNORECASE))
-        cur.append(Hit(p, m.group(0), i, "negated" if negated else "asserted"))
-    lines = _conflict_lines(answer)  # one per sentence (a property test holds the two splits together)
-    stale = [Hit(p, m.group(0), i, _stale_status(sents, i, m, lines[i])) for p, i, m in _find(trap.stale, sents)]
-    # A stale match inside a sentence that also holds a current match for the same words is the same claim
-    # seen twice (e.g. "does not carry over" vs "carry over"): the current reading wins.
-    cur_spans = {(h.sentence, h.text.lower()) for h in cur if h.status == "asserted"}
-    stale = [h for h in stale if not any(h.sentence == s and h.text.lower() in t for s, t in cur_spans)]
-    has_cur = any(h.status == "asserted" for h in cur)
+    cur = _current_hits(trap.current, sents)
+    stale = _stale_hits(trap.stale, sents, _conflict_lines(answer), cur)
     mentioned = [h for h in stale if h.status != "negated"]
-    asserted = [h for h in mentioned if h.status in ("asserted", "reported")]
-    marked = [h for h in mentioned if h.status == "marked"]
+    marked = any(h.status == "marked" for h in mentioned)
     said = names_conflict(answer) or any(re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
-    named = bool(marked) or said
+    named = marked or said
+    verdict, reason = _verdict(any(h.status == "asserted" for h in cur), mentioned, said, named)
     flags = named or bool(_FLAGS.search(answer))
+    return Judgement(verdict, tuple(cur), tuple(stale), named, reason, flags,
+                     verdict == "none" and is_refusal(answer))
+
+
+_NEGATOR = re.compile(r"(?:not|never|\w+n't)", re.IGNORECASE)
+
+
+def _current_hits(patterns: Sequence[str], sents: list[str]) -> list[Hit]:
+    """Each match of a current-rule pattern: negated when the word right before it is a negator ("does not
+    carry over"), else asserted."""
+    hits = []
+    for p, i, m in _find(patterns, sents):
+        before = sents[i][: m.start()].split()
+        negated = bool(before) and bool(_NEGATOR.fullmatch(before[-1]))
+        hits.append(Hit(p, m.group(0), i, "negated" if negated else "asserted"))
+    return hits
+
+
+def _stale_hits(patterns: Sequence[str], sents: list[str], lines: list[str], cur: Sequence[Hit]) -> list[Hit]:
+    """Each match of a stale-rule pattern with its status (`_stale_status`; `lines` holds each sentence's
+    conflict line, one per sentence: a property test holds the two splits together). A stale match inside a
+    sentence that also holds an asserted current match for the same words is the same claim seen twice (e.g.
+    "does not carry over" vs "carry over"): the current reading wins, and the stale match is dropped."""
+    stale = [Hit(p, m.group(0), i, _stale_status(sents, i, m, lines[i])) for p, i, m in _find(patterns, sents)]
+    cur_spans = {(h.sentence, h.text.lower()) for h in cur if h.status == "asserted"}
+    return [h for h in stale if not any(h.sentence == s and h.text.lower() in t for s, t in cur_spans)]
+
+
+def _verdict(has_cur: bool, mentioned: Sequence[Hit], said: bool, named: bool) -> tuple[str, str]:
+    """The verdict and its reason, from whether the current rule is asserted, the stale matches that are not
+    negated, whether a conflict is said in words (`said`) and whether it is named at all (said, or the stale
+    rule marked as outdated somewhere)."""
+    if not has_cur:
+        if any(h.status in ("asserted", "reported") for h in mentioned):
+            return "stale", "stale rule without the current one"
+        marked = any(h.status == "marked" for h in mentioned)
+        return "none", "stale rule only as outdated, no current rule" if marked else "neither rule"
+    if not mentioned:
+        return "current", "current rule, no stale rule"
     # The stale rule stated as the answer in one sentence and marked as outdated in another leaves the reader
     # two answers: only a conflict said in words makes that a surfaced conflict.
     plainly_stated = any(h.status == "asserted" for h in mentioned)
-
-    def verdict(v: str, reason: str) -> Judgement:
-        return Judgement(v, tuple(cur), tuple(stale), named, reason, flags, v == "none" and is_refusal(answer))
-
-    if has_cur and not mentioned:
-        return verdict("current", "current rule, no stale rule")
-    if has_cur:
-        if said or (named and not plainly_stated):
-            return verdict("surfaced", "both; stale marked or conflict named")
-        if named:
-            return verdict("confused", "both; the stale rule stated as an answer, marked only elsewhere")
-        return verdict("confused", "both; nothing says which holds")
-    if asserted:
-        return verdict("stale", "stale rule without the current one")
-    return verdict("none", "stale rule only as outdated, no current rule" if marked else "neither rule")
+    if said or (named and not plainly_stated):
+        return "surfaced", "both; stale marked or conflict named"
+    if named:
+        return "confused", "both; the stale rule stated as an answer, marked only elsewhere"
+    return "confused", "both; nothing says which holds"
 
 
 # ---------------------------------------------------------------- LLM judge

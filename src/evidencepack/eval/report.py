@@ -47,50 +47,85 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
     by: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         by[r["condition"]].append(r)
-    out: dict[str, dict[str, Any]] = {}
-    for cond, rs in by.items():
-        judged = [r for r in rs if r.get("status") == "ok"]
-        n = len(judged)
-        v = Counter(r["verdict"] for r in judged)
-        cited = [r for r in judged if r.get("citation") is not None]
-        guard = [r for r in rs if r.get("guard")]
-        out[cond] = {
-            "questions": len(rs), "judged": n,
-            "truncated": sum(r.get("status") == "truncated" for r in rs),
-            "errors": sum(r.get("status") == "error" for r in rs),
-            "verdicts": {k: v.get(k, 0) for k in ("current", "stale", "surfaced", "confused", "none")},
-            "stale": rate(v["stale"], n), "surfaced": rate(v["surfaced"], n),
-            "current_correct": rate(v["current"] + v["surfaced"], n),
-            "citation_valid": rate(sum(r["citation"]["valid"] for r in cited), len(cited)) if cited else None,
-            "with_citation": rate(sum(bool(r["citation"].get("citations")) for r in cited), len(cited))
-            if cited else None,
-            "regenerated": sum(r["guard"]["regenerated"] for r in guard) if guard else None,
-            "guard": _guard_metrics(guard) if guard else None,
-            # a valid handle written by the model, or attributed to an uncited sentence (claims.attribute)
-            "written_or_attributed": rate(sum(bool(r["attribution"]["written"] or r["attribution"]["attributed"])
-                                              for r in judged if r.get("attribution")),
-                                          sum(1 for r in judged if r.get("attribution")))
-            if any(r.get("attribution") for r in judged) else None,
-            "unsupported_value": rate(sum(bool(r["attribution"]["unsupported_values"]) for r in judged
-                                          if r.get("attribution")), sum(1 for r in judged if r.get("attribution")))
-            if any(r.get("attribution") for r in judged) else None,
-            "flags_stale": rate(sum(bool(r.get("judgement", {}).get("flags_stale")) for r in judged), n),
-            "conflict_named": rate(sum(bool(r.get("judgement", {}).get("conflict_named")) for r in judged), n),
-            # Over-refusal: "I do not know" is its own rate, and a refusal while the current authoritative
-            # record was in the prompt is a miss.
-            "refused": rate(sum(bool(_refused(r)) for r in judged), n),
-            "refusal_miss": rate(sum(bool(_refused(r)) and r.get("answerable") is True for r in judged), n),
-            "delivered": _delivered_metrics(judged),
-            "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in rs]),
-            "mean_backend_prompt_tokens": _mean([r["prompt_tokens"] for r in rs if r.get("prompt_tokens")]),
-            "mean_completion_tokens": _mean([r["completion_tokens"] for r in rs if r.get("completion_tokens")]),
-        }
-        llm = [(r["verdict"], r.get("llm_verdict")) for r in judged if "llm_verdict" in r]
-        if llm:
-            from .judge import agreement
+    return {cond: _condition_metrics(rs) for cond, rs in by.items()}
 
-            out[cond]["judge_agreement"] = agreement(llm)
+
+def _condition_metrics(rs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The metrics of one condition's rows (see `trap_metrics`); the key order is the order reports read."""
+    judged = [r for r in rs if r.get("status") == "ok"]
+    n = len(judged)
+    v = Counter(r["verdict"] for r in judged)
+    guard = [r for r in rs if r.get("guard")]
+    out: dict[str, Any] = {
+        "questions": len(rs), "judged": n, "truncated": _with_status(rs, "truncated"),
+        "errors": _with_status(rs, "error"),
+        "verdicts": {k: v.get(k, 0) for k in ("current", "stale", "surfaced", "confused", "none")},
+        **_verdict_rates(v, n),
+        **_citation_metrics([r["citation"] for r in judged if r.get("citation") is not None]),
+        "regenerated": sum(r["guard"]["regenerated"] for r in guard) if guard else None,
+        "guard": _guard_metrics(guard) if guard else None,
+        **_attribution_metrics([r["attribution"] for r in judged if r.get("attribution")]),
+        "flags_stale": _judgement_rate(judged, "flags_stale"),
+        "conflict_named": _judgement_rate(judged, "conflict_named"),
+        **_refusal_metrics(judged),
+        "delivered": _delivered_metrics(judged),
+        "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in rs]),
+        "mean_backend_prompt_tokens": _mean_given(rs, "prompt_tokens"),
+        "mean_completion_tokens": _mean_given(rs, "completion_tokens"),
+    }
+    llm = [(r["verdict"], r.get("llm_verdict")) for r in judged if "llm_verdict" in r]
+    if llm:
+        from .judge import agreement
+
+        out["judge_agreement"] = agreement(llm)
     return out
+
+
+def _verdict_rates(v: Counter[str], n: int) -> dict[str, Any]:
+    """Stale, surfaced and current-correct (`current` + `surfaced`) out of `n` judged answers."""
+    return {"stale": rate(v["stale"], n), "surfaced": rate(v["surfaced"], n),
+            "current_correct": rate(v["current"] + v["surfaced"], n)}
+
+
+def _refusal_metrics(judged: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Over-refusal: "I do not know" is its own rate, and a refusal while the current authoritative record was
+    in the prompt is a miss."""
+    n = len(judged)
+    return {"refused": rate(sum(_refused(r) for r in judged), n),
+            "refusal_miss": rate(sum(_refused(r) and r.get("answerable") is True for r in judged), n)}
+
+
+def _with_status(rs: Sequence[Mapping[str, Any]], status: str) -> int:
+    return sum(r.get("status") == status for r in rs)
+
+
+def _mean_given(rs: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """The mean of `key` over the rows that have it (a missing or zero count is a backend that gave none)."""
+    return _mean([r[key] for r in rs if r.get(key)])
+
+
+def _judgement_rate(judged: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any]:
+    """How many judged answers the judge found `key` true for (rows written before it was recorded: false)."""
+    return rate(sum(bool(r.get("judgement", {}).get(key)) for r in judged), len(judged))
+
+
+def _citation_metrics(cited: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Over the judged answers that were validated: valid, and citing at least one handle (None when no
+    answer was validated)."""
+    if not cited:
+        return {"citation_valid": None, "with_citation": None}
+    return {"citation_valid": rate(sum(c["valid"] for c in cited), len(cited)),
+            "with_citation": rate(sum(bool(c.get("citations")) for c in cited), len(cited))}
+
+
+def _attribution_metrics(attributed: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Over the judged answers that were attributed (claims.attribute): a valid handle written by the model or
+    attributed to an uncited sentence, and a value its sources do not state (None when none was attributed)."""
+    if not attributed:
+        return {"written_or_attributed": None, "unsupported_value": None}
+    n = len(attributed)
+    return {"written_or_attributed": rate(sum(bool(a["written"] or a["attributed"]) for a in attributed), n),
+            "unsupported_value": rate(sum(bool(a["unsupported_values"]) for a in attributed), n)}
 
 
 def _delivered_metrics(judged: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -105,8 +140,7 @@ def _delivered_metrics(judged: Sequence[Mapping[str, Any]]) -> dict[str, Any] | 
             "weak_only": rate(sum(bool(x["weak_only"]) for _, x in d), n),
             "conflict_named": rate(sum(bool(x["conflict_named"]) for _, x in d), n),
             "model_named": rate(sum(bool(r.get("judgement", {}).get("conflict_named")) for r, _ in d), n),
-            "stale": rate(v["stale"], n), "surfaced": rate(v["surfaced"], n),
-            "current_correct": rate(v["current"] + v["surfaced"], n),
+            **_verdict_rates(v, n),
             "moved": sum(x["verdict"] != r["verdict"] for r, x in d)}
 
 
@@ -210,13 +244,30 @@ def _header(title: str, meta: Mapping[str, Any]) -> list[str]:
 
 
 def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], notes: str = "") -> str:
+    """`report.md` of a trap run: the rate tables, what the guard and the conflict notes did, the judges'
+    agreement, the paired comparison, the verdicts by question, `notes`, then every answer."""
     m = trap_metrics(rows)
-    conds = [c for c in dict.fromkeys(r["condition"] for r in rows)]
+    conds = list(dict.fromkeys(r["condition"] for r in rows))
     lines = _header("Stale-guidance trap evaluation", meta)
-    lines += ["## Rates by condition (count, 95 % Wilson interval)", "",
-              "| condition | stale answer | conflict surfaced | current-correct | citation valid | "
-              "cites at least one handle | mean prompt tokens | truncated | errors |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += _rates_table(conds, m) + _behaviour_table(conds, m) + _verdicts_table(conds, m)
+    lines += _guard_section([c for c in conds if m[c].get("guard")], m)
+    lines += _delivered_section([c for c in conds if m[c].get("delivered")], m)
+    lines += _agreement_section({c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]})
+    # against the pinned original layout when it ran (the variant tables), else against the default
+    lines += _paired_lines(rows, "original" if any(r["condition"] == "original" for r in rows) else "structured")
+    lines += _by_question(rows, conds)
+    if notes.strip():
+        lines += ["", notes.strip()]
+    lines += ["", "## Answers", ""]
+    lines += [_answer_line(r) for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _rates_table(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines = ["## Rates by condition (count, 95 % Wilson interval)", "",
+             "| condition | stale answer | conflict surfaced | current-correct | citation valid | "
+             "cites at least one handle | mean prompt tokens | truncated | errors |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for c in conds:
         x = m[c]
         tok = f"{x['mean_prompt_tokens']:.0f}" if x["mean_prompt_tokens"] is not None else "n/a"
@@ -224,82 +275,111 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
                      f"{fmt_rate(x['current_correct'])} | {fmt_rate(x['citation_valid'])} | "
                      f"{fmt_rate(x['with_citation'])} | {tok} | "
                      f"{x['truncated']} | {x['errors']} |")
-    lines += ["", "Names a conflict (whatever the verdict), says \"I do not know\" or the like, and refuses although "
-              "the current authoritative record was in the prompt (a miss):", "",
-              "| condition | names a conflict | refuses | refusal misses | a handle written or attributed | "
-              "a value its sources do not state |", "|---|---|---|---|---|---|"]
+    return lines
+
+
+def _behaviour_table(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Conflicts named, refusals, and what attribution found, whatever the verdict."""
+    lines = ["", "Names a conflict (whatever the verdict), says \"I do not know\" or the like, and refuses although "
+             "the current authoritative record was in the prompt (a miss):", "",
+             "| condition | names a conflict | refuses | refusal misses | a handle written or attributed | "
+             "a value its sources do not state |", "|---|---|---|---|---|---|"]
     for c in conds:
         x = m[c]
         lines.append(f"| {c} | {fmt_rate(x['conflict_named'])} | {fmt_rate(x['refused'])} | "
                      f"{fmt_rate(x['refusal_miss'])} | {fmt_rate(x['written_or_attributed'])} | "
                      f"{fmt_rate(x['unsupported_value'])} |")
-    lines += ["", "Verdict counts (and, whatever the verdict, answers that call some source outdated, expired or "
-              "informal):", "", "| condition | current | stale | surfaced | confused | none | flags a stale source | "
-              "regenerated by the guard |", "|---|---|---|---|---|---|---|---|"]
+    return lines
+
+
+def _verdicts_table(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines = ["", "Verdict counts (and, whatever the verdict, answers that call some source outdated, expired or "
+             "informal):", "", "| condition | current | stale | surfaced | confused | none | flags a stale source | "
+             "regenerated by the guard |", "|---|---|---|---|---|---|---|---|"]
     for c in conds:
         v = m[c]["verdicts"]
         reg = m[c]["regenerated"]
         lines.append(f"| {c} | {v['current']} | {v['stale']} | {v['surfaced']} | {v['confused']} | {v['none']} | "
                      f"{m[c]['flags_stale']['k']} | {'' if reg is None else reg} |")
-    guarded = [c for c in conds if m[c].get("guard")]
-    if guarded:
-        lines += ["", "## The guard", "", "Per guarded condition: the finding kinds it acts on, the answers it "
-                  "checked, how many first answers each kind fired on, how many it regenerated, and how many second "
-                  "answers no longer have any of the kinds that fired (fixed; per kind in brackets).", "",
-                  "| condition | acts on | attribution | checked | fired on first answer (by kind) | regenerated | "
-                  "fixed |", "|---|---|---|---|---|---|---|"]
-        for c in guarded:
-            g = m[c]["guard"]
-            fired = ", ".join(f"{k} {n}" for k, n in g["fired"].items()) or "none"
-            by_kind = ", ".join(f"{k} {g['fixed_by_kind'].get(k, 0)}/{n}" for k, n in g["fired"].items())
-            fixed = f"{g['fixed']}/{g['second_answers']}" + (f" ({by_kind})" if by_kind else "")
-            if g["withheld"]:
-                fixed += f"; {g['withheld']} asked afresh without withheld sources"
-            lines.append(f"| {c} | {', '.join(g['kinds']) or 'stale_only, unknown_handle'} | "
-                         f"{'on' if g['attribute'] else 'off'} | {g['checked']} | {fired} | {g['regenerated']} | "
-                         f"{fixed} |")
-    noted = [c for c in conds if m[c].get("delivered")]
-    if noted:
-        lines += ["", "## As delivered, with conflict notes", "", "The model's answer unchanged, then a note from "
-                  "the assembler's metadata for each conflict group the answer rests on (written or attributed "
-                  "citations; `citations.conflict_notes`), judged again. The note names the conflict by "
-                  "construction and states no rule, so it cannot turn a stale answer current; the model's own "
-                  "rates are in the tables above.", "",
-                  "| condition | answers with a note | rests on weak sources only | names a conflict: model | "
-                  "delivered | conflict surfaced (delivered) | stale (delivered) | verdicts moved |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for c in noted:
-            d = m[c]["delivered"]
-            lines.append(f"| {c} | {fmt_rate(d['noted'])} | {fmt_rate(d['weak_only'])} | "
-                         f"{fmt_rate(d['model_named'])} | {fmt_rate(d['conflict_named'])} | "
-                         f"{fmt_rate(d['surfaced'])} | {fmt_rate(d['stale'])} | {d['moved']} |")
-    agree = {c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]}
-    if agree:
-        lines += ["", "## Rule judge vs LLM judge", "", "| condition | agreement | Cohen's kappa | unparsed |",
-                  "|---|---|---|---|"]
-        for c, a in agree.items():
-            kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
-            lines.append(f"| {c} | {fmt_rate(rate(a['agree'], a['n']))} | {kappa} | {a['unparsed']} |")
-    # against the pinned original layout when it ran (the variant tables), else against the default
-    lines += _paired_lines(rows, "original" if any(r["condition"] == "original" for r in rows) else "structured")
+    return lines
+
+
+def _guard_section(guarded: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    if not guarded:
+        return []
+    lines = ["", "## The guard", "", "Per guarded condition: the finding kinds it acts on, the answers it "
+             "checked, how many first answers each kind fired on, how many it regenerated, and how many second "
+             "answers no longer have any of the kinds that fired (fixed; per kind in brackets).", "",
+             "| condition | acts on | attribution | checked | fired on first answer (by kind) | regenerated | "
+             "fixed |", "|---|---|---|---|---|---|---|"]
+    for c in guarded:
+        g = m[c]["guard"]
+        fired = ", ".join(f"{k} {n}" for k, n in g["fired"].items()) or "none"
+        lines.append(f"| {c} | {', '.join(g['kinds']) or 'stale_only, unknown_handle'} | "
+                     f"{'on' if g['attribute'] else 'off'} | {g['checked']} | {fired} | {g['regenerated']} | "
+                     f"{_guard_fixed(g)} |")
+    return lines
+
+
+def _guard_fixed(g: Mapping[str, Any]) -> str:
+    """The guard table's `fixed` cell: fixed / second answers, per kind fired, and the withheld retries."""
+    by_kind = ", ".join(f"{k} {g['fixed_by_kind'].get(k, 0)}/{n}" for k, n in g["fired"].items())
+    fixed = f"{g['fixed']}/{g['second_answers']}" + (f" ({by_kind})" if by_kind else "")
+    if g["withheld"]:
+        fixed += f"; {g['withheld']} asked afresh without withheld sources"
+    return fixed
+
+
+def _delivered_section(noted: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    if not noted:
+        return []
+    lines = ["", "## As delivered, with conflict notes", "", "The model's answer unchanged, then a note from "
+             "the assembler's metadata for each conflict group the answer rests on (written or attributed "
+             "citations; `citations.conflict_notes`), judged again. The note names the conflict by "
+             "construction and states no rule, so it cannot turn a stale answer current; the model's own "
+             "rates are in the tables above.", "",
+             "| condition | answers with a note | rests on weak sources only | names a conflict: model | "
+             "delivered | conflict surfaced (delivered) | stale (delivered) | verdicts moved |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in noted:
+        d = m[c]["delivered"]
+        lines.append(f"| {c} | {fmt_rate(d['noted'])} | {fmt_rate(d['weak_only'])} | "
+                     f"{fmt_rate(d['model_named'])} | {fmt_rate(d['conflict_named'])} | "
+                     f"{fmt_rate(d['surfaced'])} | {fmt_rate(d['stale'])} | {d['moved']} |")
+    return lines
+
+
+def _agreement_section(agree: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    if not agree:
+        return []
+    lines = ["", "## Rule judge vs LLM judge", "", "| condition | agreement | Cohen's kappa | unparsed |",
+             "|---|---|---|---|"]
+    for c, a in agree.items():
+        kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.2f}"
+        lines.append(f"| {c} | {fmt_rate(rate(a['agree'], a['n']))} | {kappa} | {a['unparsed']} |")
+    return lines
+
+
+def _by_question(rows: Sequence[Mapping[str, Any]], conds: Sequence[str]) -> list[str]:
+    """One line per question, its verdict (or status, when the call failed) under each condition."""
     by_q: dict[str, dict[str, str]] = defaultdict(dict)
     for r in rows:
         by_q[r["question"]][r["condition"]] = r.get("verdict") or r.get("status", "?")
-    lines += ["", "## Verdicts by question", "", "| question | " + " | ".join(conds) + " |",
-              "|---|" + "---|" * len(conds)]
+    lines = ["", "## Verdicts by question", "", "| question | " + " | ".join(conds) + " |",
+             "|---|" + "---|" * len(conds)]
     for q, vs in by_q.items():
         lines.append(f"| {q} | " + " | ".join(vs.get(c, "") for c in conds) + " |")
-    if notes.strip():
-        lines += ["", notes.strip()]
-    lines += ["", "## Answers", ""]
-    for r in rows:
-        ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
-        extra = ""
-        if r.get("guard", {}).get("regenerated"):
-            extra = f" (regenerated; first answer: {r['guard']['first_answer'].strip()[:400]!r})"
-        lines.append(f"- **{r['question']} / {r['condition']}** → `{r.get('verdict') or r.get('status')}`: "
-                     f"{ans}{extra}")
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _answer_line(r: Mapping[str, Any]) -> str:
+    """One answer on one line (line breaks folded into spaces), with the guard's first answer when it
+    regenerated."""
+    ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
+    extra = ""
+    if r.get("guard", {}).get("regenerated"):
+        extra = f" (regenerated; first answer: {r['guard']['first_answer'].strip()[:400]!r})"
+    return f"- **{r['question']} / {r['condition']}** → `{r.get('verdict') or r.get('status')}`: {ans}{extra}"
 
 
 # ---------------------------------------------------------------- positions
@@ -307,24 +387,34 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
 
 def sweep_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Accuracy by gold seat for `ranked`, and for `edges`, `alternate` and `closed_book`, per k."""
-    out: dict[str, Any] = {}
-    for k in sorted({r["k"] for r in rows if r["condition"] != "closed_book"}):
-        ks = [r for r in rows if r["k"] == k and r.get("status") == "ok"]
-        pos = sorted({r["position"] for r in ks if r["condition"] == "ranked"})
-        out[str(k)] = {
-            "ranked": {p: rate(sum(r["correct"] for r in ks if r["condition"] == "ranked" and r["position"] == p),
-                               sum(1 for r in ks if r["condition"] == "ranked" and r["position"] == p)) for p in pos},
-            **{c: rate(sum(r["correct"] for r in ks if r["condition"] == c),
-                       sum(1 for r in ks if r["condition"] == c)) for c in ("edges", "alternate")},
-            "gold_seats": {c: sorted({r["position"] for r in ks if r["condition"] == c})
-                           for c in ("edges", "alternate")},
-            "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in ks if r["condition"] == "ranked"]),
-        }
-    cb = [r for r in rows if r["condition"] == "closed_book" and r.get("status") == "ok"]
-    out["closed_book"] = rate(sum(r["correct"] for r in cb), len(cb))
-    out["truncated"] = sum(r.get("status") == "truncated" for r in rows)
-    out["errors"] = sum(r.get("status") == "error" for r in rows)
+    ks = sorted({r["k"] for r in rows if r["condition"] != "closed_book"})
+    out: dict[str, Any] = {str(k): _sweep_at([r for r in rows if r["k"] == k and r.get("status") == "ok"])
+                           for k in ks}
+    out["closed_book"] = _accuracy(_in(rows, "closed_book", ok=True))
+    out["truncated"] = _with_status(rows, "truncated")
+    out["errors"] = _with_status(rows, "error")
     return out
+
+
+def _sweep_at(ks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One k's answered rows: accuracy per gold seat (ranked), per order (gold = rank 1), the seats gold got."""
+    ranked = _in(ks, "ranked")
+    return {
+        "ranked": {p: _accuracy([r for r in ranked if r["position"] == p])
+                   for p in sorted({r["position"] for r in ranked})},
+        **{c: _accuracy(_in(ks, c)) for c in ("edges", "alternate")},
+        "gold_seats": {c: sorted({r["position"] for r in _in(ks, c)}) for c in ("edges", "alternate")},
+        "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in ranked]),
+    }
+
+
+def _in(rows: Sequence[Mapping[str, Any]], condition: str, *, ok: bool = False) -> list[Mapping[str, Any]]:
+    """The rows of one condition (only the answered ones, with `ok`)."""
+    return [r for r in rows if r["condition"] == condition and (not ok or r.get("status") == "ok")]
+
+
+def _accuracy(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return rate(sum(r["correct"] for r in rows), len(rows))
 
 
 def sweep_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], notes: str = "") -> str:

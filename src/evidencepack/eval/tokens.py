@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import BackendError, OptionError
 from ..passes.budget import Budget
 from ..records.record import Record
 from ..tokens.target import TargetModel
 from ..tokens.tokenizers import DEFAULT_TOKENIZER, get_tokenizer
-from .backends import Backend, BackendError, Sampling
+from .backends import Backend, Sampling
 from .datasets import TrapQuestion
 from .experiments import TRAP_CONDITIONS, TrapRun
 
@@ -54,7 +55,7 @@ def check_token_counts(backend: Backend, traps: Sequence[TrapQuestion], corpus: 
     """Assemble each (question, condition) for `model` and compare the count with the server's usage."""
     unknown = [c for c in conditions if c not in TRAP_CONDITIONS]
     if unknown:
-        raise ValueError(f"unknown condition(s) {', '.join(unknown)} (one of {', '.join(TRAP_CONDITIONS)})")
+        raise OptionError(f"unknown condition(s) {', '.join(unknown)} (one of {', '.join(TRAP_CONDITIONS)})")
     run = TrapRun(backend, traps, corpus, ONE_TOKEN, model=model, budget=budget)
     default = get_tokenizer(DEFAULT_TOKENIZER)
     jobs = [(t, c) for c in conditions for t in traps]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..citations import Verdict, validate_citations
+from ..citations.severities import Severities, Severity, severities_of
 from ..errors import AssemblyFormatError
 from ..render import read_blocks
 from .html import anchor, attr, esc, page, pre, safe_url, table
@@ -63,17 +64,19 @@ def load_assembly(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def inspector_html(assembly: Any, answer: str | None = None, *, uncited: str = "warn",
-                   stale_only: str = "error", title: str | None = None, unsupported_value: str = "warn",
-                   attribute: bool = False) -> str:
+def inspector_html(assembly: Any, answer: str | None = None, *,
+                   severities: Severities | Mapping[str, Severity] | None = None, title: str | None = None,
+                   attribute: bool = False, uncited: Severity | None = None, stale_only: Severity | None = None,
+                   unsupported_value: Severity | None = None) -> str:
     """The inspector page for an assembly (an `Assembly` or its `to_dict()`), optionally with an answer
-    whose citations are validated against it (with `attribute=True`, uncited sentences are shown with the
-    sources attributed to them). Deterministic: same input, same bytes."""
+    whose citations are validated against it at `severities` (as `validate_citations` takes them; the per-kind
+    keywords warn, as there); with `attribute=True`, uncited sentences are shown with the sources attributed
+    to them. Deterministic: same input, same bytes."""
+    levels = severities_of(severities, uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value)
     data = assembly if isinstance(assembly, Mapping) else assembly.to_dict()
     verdict = None
     if answer is not None:  # checks the manifest and report first: AssemblyFormatError when malformed
-        verdict = validate_citations(answer, data, uncited=uncited, stale_only=stale_only,  # type: ignore[arg-type]
-                                     unsupported_value=unsupported_value, attribute=attribute)  # type: ignore[arg-type]
+        verdict = validate_citations(answer, data, severities=levels, attribute=attribute)
     try:
         return _page(_View.of(data), answer, verdict, title)
     except (KeyError, TypeError, AttributeError, ValueError) as err:  # a hand-edited or foreign JSON file
@@ -91,10 +94,13 @@ def _page(view: _View, answer: str | None, verdict: Verdict | None, title: str |
     return page(title or "What the model saw: evidencepack inspector", "\n".join(parts))
 
 
-def write_inspector(path: str | Path, assembly: Any, answer: str | None = None, **kwargs: Any) -> Path:
+def write_inspector(path: str | Path, assembly: Any, answer: str | None = None, *,
+                    severities: Severities | Mapping[str, Severity] | None = None, title: str | None = None,
+                    attribute: bool = False) -> Path:
     """Write the page (UTF-8) and return its path."""
     out = Path(path)
-    out.write_text(inspector_html(assembly, answer, **kwargs), encoding="utf-8")
+    page = inspector_html(assembly, answer, severities=severities, title=title, attribute=attribute)
+    out.write_text(page, encoding="utf-8")
     return out
 
 
@@ -278,8 +284,6 @@ def _blocks(view: _View, cited: Mapping[str, list[int]]) -> str:
     if not view.manifest:
         return ('<section aria-labelledby="sources"><h2 id="sources">Sources in seat order</h2>'
                 "<p>No record was included: the model saw no sources.</p></section>")
-    neutralised = view.report.get("neutralised") or {}
-    scores = view.report.get("injection_scores") or {}
     out = ['<section aria-labelledby="sources"><h2 id="sources">Sources in seat order</h2>',
            f"<p>{len(view.manifest)} blocks, first seat first, each as the model read it. Rank is the retriever's "
            "order (1 = best); the seat is where the block sits in the prompt.</p>"]
@@ -288,48 +292,59 @@ def _blocks(view: _View, cited: Mapping[str, list[int]]) -> str:
         classes = ["block", f"st-{_cls(m.get('status'))}", f"au-{_cls(m.get('authority'))}"]
         if handle in cited:
             classes.append("cited")
-        url = safe_url(m.get("url"))
-        fields = [("record id", f"<code>{esc(m.get('id'))}</code>")]
-        for key, label in (("doc", "doc"), ("section", "section"), ("date", "date"),
-                           ("source_system", "source"), ("topic", "topic")):
-            if m.get(key) not in (None, ""):
-                fields.append((label, esc(m[key])))
-        if m.get("url"):
-            fields.append(("url", f'<a href="{attr(url)}" rel="noreferrer noopener">{esc(url)}</a>' if url
-                           else f"{esc(m['url'])} (not a web link)"))
-        absorbed = m.get("absorbed") or []
-        if absorbed:
-            fields.append(("absorbed duplicates", ", ".join(
-                f'<a href="#{anchor("rec", a)}"><code>{esc(a)}</code></a>' for a in absorbed)))
-        rid = m.get("id")
-        if neutralised.get(rid):
-            fields.append(("neutralised", '<span class="badge warn">! ' + esc(", ".join(
-                f"{k} \u00d7{v}" for k, v in neutralised[rid].items() if v)) + "</span>"))
-        if rid in scores:
-            fields.append(("injection score", esc(f"{scores[rid]:.2f}" if isinstance(scores[rid], float)
-                                                  else scores[rid])))
-        if handle in cited:
-            fields.append(("cited in the answer", ", ".join(
-                f'<a href="#{anchor("sentence", i + 1)}">sentence {i + 1}</a>' for i in cited[handle])))
-        kv = "".join(f"<div><dt>{esc(k)}</dt><dd>{v}</dd></div>" for k, v in fields)
-        sent = view.blocks.get(handle)
-        if sent is not None:
-            header, text = sent
-            body = ((f'<p class="meta">Header as sent:</p>{pre(header, "header")}' if header else "")
-                    + f'<p class="meta">Text as sent:</p>{pre(text, "text")}')
-        else:
-            body = ('<p class="meta">This format has no delimited blocks to read back; the text is in '
-                    '<a href="#prompt">the prompt as sent</a>.</p>')
+        kv = "".join(f"<div><dt>{esc(k)}</dt><dd>{v}</dd></div>" for k, v in _block_fields(view, m, cited))
         out.append(
             f'<article class="{" ".join(classes)}" id="{anchor("block", handle)}" data-handle="{attr(handle)}">'
             f"<details open><summary><h3>[{esc(handle)}] {esc(m.get('doc') or m.get('id'))}</h3></summary>"
             f'<p class="meta"><span class="badge info">seat {esc(m.get("position"))}</span>'
             f'<span class="badge none">rank {esc(m.get("rank"))}</span>'
             f'<span class="badge none">{esc(m.get("tokens"))} tokens</span>{_badges(m)}</p>'
-            f'<dl class="chips">{kv}</dl>{body}</details></article>'
+            f'<dl class="chips">{kv}</dl>{_block_body(view, handle)}</details></article>'
         )
     out.append("</section>")
     return "\n".join(out)
+
+
+def _block_fields(view: _View, m: Mapping[str, Any], cited: Mapping[str, list[int]]) -> list[tuple[str, str]]:
+    """The chips of one block: (label, HTML) for each field it has."""
+    handle = str(m["handle"])
+    neutralised = view.report.get("neutralised") or {}
+    scores = view.report.get("injection_scores") or {}
+    url = safe_url(m.get("url"))
+    fields = [("record id", f"<code>{esc(m.get('id'))}</code>")]
+    for key, label in (("doc", "doc"), ("section", "section"), ("date", "date"),
+                       ("source_system", "source"), ("topic", "topic")):
+        if m.get(key) not in (None, ""):
+            fields.append((label, esc(m[key])))
+    if m.get("url"):
+        fields.append(("url", f'<a href="{attr(url)}" rel="noreferrer noopener">{esc(url)}</a>' if url
+                       else f"{esc(m['url'])} (not a web link)"))
+    absorbed = m.get("absorbed") or []
+    if absorbed:
+        fields.append(("absorbed duplicates", ", ".join(
+            f'<a href="#{anchor("rec", a)}"><code>{esc(a)}</code></a>' for a in absorbed)))
+    rid = m.get("id")
+    if neutralised.get(rid):
+        fields.append(("neutralised", '<span class="badge warn">! ' + esc(", ".join(
+            f"{k} \u00d7{v}" for k, v in neutralised[rid].items() if v)) + "</span>"))
+    if rid in scores:
+        fields.append(("injection score", esc(f"{scores[rid]:.2f}" if isinstance(scores[rid], float)
+                                              else scores[rid])))
+    if handle in cited:
+        fields.append(("cited in the answer", ", ".join(
+            f'<a href="#{anchor("sentence", i + 1)}">sentence {i + 1}</a>' for i in cited[handle])))
+    return fields
+
+
+def _block_body(view: _View, handle: str) -> str:
+    """The header and text of a block as sent, when the format lets them be read back."""
+    sent = view.blocks.get(handle)
+    if sent is None:
+        return ('<p class="meta">This format has no delimited blocks to read back; the text is in '
+                '<a href="#prompt">the prompt as sent</a>.</p>')
+    header, text = sent
+    return ((f'<p class="meta">Header as sent:</p>{pre(header, "header")}' if header else "")
+            + f'<p class="meta">Text as sent:</p>{pre(text, "text")}')
 
 
 def _cls(value: Any) -> str:
@@ -405,65 +420,6 @@ def _dropped(view: _View) -> str:
 
 
 def _answer(view: _View, answer: str, verdict: Verdict) -> str:
-    by_sentence: dict[int, list[Any]] = defaultdict(list)
-    for f in verdict.findings:
-        by_sentence[f.sentence].append(f)
-    groups: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for c in verdict.citations:
-        groups[(c.start, c.end)].append(c)
-    valid_sentences = {c.sentence for c in verdict.citations if c.record_id}
-    guessed = {x.sentence: x.handles for x in verdict.support if not x.written and x.handles}
-    bad_spans = {(f.start, f.end): f for f in verdict.findings
-                 if f.kind in ("unknown_handle", "record_id", "excluded_source")}
-
-    def cite(start: int, end: int) -> str:
-        members = groups[(start, end)]
-        text = esc(answer[start:end])
-        if len(members) == 1:
-            return _cite_one(view, members[0], text, bad_spans)
-        links = ", ".join(_cite_one(view, c, esc(c.handle), bad_spans) for c in members)
-        return f'<span class="cite-group">{text}</span> <small>({links})</small>'
-
-    spans = sorted(groups)
-
-    def span(a: int, b: int) -> str:
-        """answer[a:b] with the citation groups that lie wholly inside it linked."""
-        out, pos = [], a
-        for s, e in spans[bisect_left(spans, (a, -1)):]:
-            if s >= b:
-                break
-            if s >= pos and e <= b:
-                out.append(esc(answer[pos:s]))
-                out.append(cite(s, e))
-                pos = e
-        out.append(esc(answer[pos:b]))
-        return "".join(out)
-
-    html_parts, pos = [], 0
-    for s in verdict.sentences:
-        html_parts.append(span(pos, s.start))
-        fs = by_sentence.get(s.index, [])
-        has_valid = s.index in valid_sentences
-        if any(f.severity == "error" for f in fs):
-            cls = "f-error"
-        elif fs:
-            cls = "f-warn"
-        elif has_valid:
-            cls = "f-ok"
-        else:
-            cls = "f-none"
-        tags = "".join(_tag(f.severity, _FINDING_LABEL.get(f.kind, f.kind))
-                       for f in fs if f.kind in ("uncited", "stale_only", "unsupported_value"))
-        if cls == "f-ok":
-            tags += '<span class="tag ok">\u2713 cited</span>'
-        if s.index in guessed:
-            tags += f'<span class="tag warn">\u2248 attributed: {esc(", ".join(guessed[s.index]))}</span>'
-        html_parts.append(f'<span class="sent {cls}" id="{anchor("sentence", s.index + 1)}" '
-                          f'data-sentence="{s.index + 1}"><sup class="sn">{s.index + 1}</sup>'
-                          f"{span(s.start, s.end)}{tags}</span>")
-        pos = s.end
-    html_parts.append(span(pos, len(answer)))
-
     status = ('<span class="badge ok">\u2713 valid</span>' if verdict.valid
               else '<span class="badge bad">\u2717 INVALID</span>')
     summary = (f"<p>{status} coverage {verdict.coverage:.0%} of stating sentences; "
@@ -476,6 +432,20 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
              esc(_FINDING_LABEL.get(f.kind, f.kind)), esc(f.message)) for f in verdict.findings]
     findings = (table(["sentence", "severity", "kind", "message"], rows, cls="findings") if rows
                 else "<p>No findings.</p>")
+    return (
+        '<section aria-labelledby="answer"><h2 id="answer">Answer</h2>\n' + summary + legend
+        + f'<div class="answer">{_AnswerMarkup(view, answer, verdict).html()}</div>\n'
+        + '<h3 class="sub">Findings</h3>' + findings
+        + '<h3 class="sub">Resolved sources</h3>' + _resolved_sources(view, verdict)
+        + (f"<p class=\"meta\">Attributed by content (the model cited nothing there): "
+           f"{esc(', '.join(verdict.attributed_ids)) or 'none'}; attributed coverage "
+           f"{verdict.attributed_coverage:.0%}.</p>" if verdict.attributed_coverage is not None else
+           "<p class=\"meta\">Uncited sentences are not attributed here (run with --attribute).</p>")
+        + "</section>"
+    )
+
+
+def _resolved_sources(view: _View, verdict: Verdict) -> str:
     resolved = []
     for rid in verdict.cited_ids:
         h = view.handle_of.get(rid)
@@ -485,19 +455,76 @@ def _answer(view: _View, answer: str, verdict: Verdict) -> str:
         link = f' <a href="{attr(url)}" rel="noreferrer noopener">{esc(url)}</a>' if url else ""
         resolved.append(f'<li>{_handle_link(view, h) if h else ""} <code>{esc(rid)}</code>: {label}{link} '
                         f"{_badges(entry, sensitivity=False)}</li>")
-    resolved_html = (f'<ul class="plain">{"".join(resolved)}</ul>' if resolved
-                     else "<p>The answer cites no source that was sent.</p>")
-    return (
-        '<section aria-labelledby="answer"><h2 id="answer">Answer</h2>\n' + summary + legend
-        + f'<div class="answer">{"".join(html_parts)}</div>\n'
-        + '<h3 class="sub">Findings</h3>' + findings
-        + '<h3 class="sub">Resolved sources</h3>' + resolved_html
-        + (f"<p class=\"meta\">Attributed by content (the model cited nothing there): "
-           f"{esc(', '.join(verdict.attributed_ids)) or 'none'}; attributed coverage "
-           f"{verdict.attributed_coverage:.0%}.</p>" if verdict.attributed_coverage is not None else
-           "<p class=\"meta\">Uncited sentences are not attributed here (run with --attribute).</p>")
-        + "</section>"
-    )
+    return (f'<ul class="plain">{"".join(resolved)}</ul>' if resolved
+            else "<p>The answer cites no source that was sent.</p>")
+
+
+class _AnswerMarkup:
+    """The answer as HTML: each sentence marked by its findings, each citation group linked to its block."""
+
+    def __init__(self, view: _View, answer: str, verdict: Verdict) -> None:
+        self.view, self.answer, self.verdict = view, answer, verdict
+        self.by_sentence: dict[int, list[Any]] = defaultdict(list)
+        for f in verdict.findings:
+            self.by_sentence[f.sentence].append(f)
+        self.groups: dict[tuple[int, int], list[Any]] = defaultdict(list)
+        for c in verdict.citations:
+            self.groups[(c.start, c.end)].append(c)
+        self.spans = sorted(self.groups)
+        self.valid_sentences = {c.sentence for c in verdict.citations if c.record_id}
+        self.guessed = {x.sentence: x.handles for x in verdict.support if not x.written and x.handles}
+        self.bad_spans = {(f.start, f.end): f for f in verdict.findings
+                          if f.kind in ("unknown_handle", "record_id", "excluded_source")}
+
+    def html(self) -> str:
+        parts, pos = [], 0
+        for s in self.verdict.sentences:
+            parts.append(self.span(pos, s.start))
+            parts.append(self.sentence(s.index, s.start, s.end))
+            pos = s.end
+        parts.append(self.span(pos, len(self.answer)))
+        return "".join(parts)
+
+    def sentence(self, index: int, start: int, end: int) -> str:
+        fs = self.by_sentence.get(index, [])
+        if any(f.severity == "error" for f in fs):
+            cls = "f-error"
+        elif fs:
+            cls = "f-warn"
+        elif index in self.valid_sentences:
+            cls = "f-ok"
+        else:
+            cls = "f-none"
+        tags = "".join(_tag(f.severity, _FINDING_LABEL.get(f.kind, f.kind))
+                       for f in fs if f.kind in ("uncited", "stale_only", "unsupported_value"))
+        if cls == "f-ok":
+            tags += '<span class="tag ok">\u2713 cited</span>'
+        if index in self.guessed:
+            tags += f'<span class="tag warn">\u2248 attributed: {esc(", ".join(self.guessed[index]))}</span>'
+        return (f'<span class="sent {cls}" id="{anchor("sentence", index + 1)}" '
+                f'data-sentence="{index + 1}"><sup class="sn">{index + 1}</sup>'
+                f"{self.span(start, end)}{tags}</span>")
+
+    def cite(self, start: int, end: int) -> str:
+        members = self.groups[(start, end)]
+        text = esc(self.answer[start:end])
+        if len(members) == 1:
+            return _cite_one(self.view, members[0], text, self.bad_spans)
+        links = ", ".join(_cite_one(self.view, c, esc(c.handle), self.bad_spans) for c in members)
+        return f'<span class="cite-group">{text}</span> <small>({links})</small>'
+
+    def span(self, a: int, b: int) -> str:
+        """answer[a:b] with the citation groups that lie wholly inside it linked."""
+        out, pos = [], a
+        for s, e in self.spans[bisect_left(self.spans, (a, -1)):]:
+            if s >= b:
+                break
+            if s >= pos and e <= b:
+                out.append(esc(self.answer[pos:s]))
+                out.append(self.cite(s, e))
+                pos = e
+        out.append(esc(self.answer[pos:b]))
+        return "".join(out)
 
 
 def _count(n: int, noun: str) -> str:

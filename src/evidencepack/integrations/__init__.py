@@ -10,15 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from ..errors import EvidencepackError
-
-
-class MissingExtraError(EvidencepackError, ImportError):
-    """An integration was imported without the package it wraps; the message names the extra to install."""
-
-
-class IntegrationInputError(EvidencepackError, ValueError):
-    """A component was given input it cannot use (the message says what it expected)."""
+from ..errors import IntegrationInputError, MissingExtraError  # re-exported: their old home
 
 
 def missing_extra(package: str, extra: str) -> MissingExtraError:

@@ -24,6 +24,7 @@ from datetime import date, datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
+from ..errors import IntegrationInputError
 from ..records.record import KNOWN_FIELDS, Record
 
 ScoreKind = Literal["similarity", "distance"]
@@ -151,7 +152,7 @@ def _dict(rid: Any, text: Any, meta: dict[str, Any], derived: Mapping[str, Any],
 
 def _check_kind(kind: str) -> None:
     if kind not in ("similarity", "distance"):
-        raise ValueError(f"score_kind must be similarity or distance, got {kind!r}")
+        raise IntegrationInputError(f"score_kind must be similarity or distance, got {kind!r}")
 
 
 def _split_pair(item: Any) -> tuple[Any, Any]:

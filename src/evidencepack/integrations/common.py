@@ -14,13 +14,13 @@ misleading sources); every other finding, and every answer when there is no `rea
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import InitVar, dataclass, replace
 from typing import Any, Literal, TypedDict
 
 from ..assemble import Assembly, ManifestEntry, assemble
 from ..citations import (
-    SEVERITIES,
     ConflictNote,
     Finding,
     SourceIndex,
@@ -29,19 +29,18 @@ from ..citations import (
     conflict_notes,
     repair_instruction,
     resolve,
-    severity_map,
     validate_citations,
     with_notes,
     withheld_note,
     withhold,
 )
+from ..citations.severities import Severities, Severity
 from ..errors import OptionError
 from ..options import Options
 from ..passes.admit import Admission
 from ..records.record import Record
 
 OnInvalid = Literal["raise", "drop"]
-Severity = Literal["off", "warn", "error"]
 Repair = Literal["ask", "withhold"]
 #: How a regeneration is asked for: "ask" sends the findings as a second turn; "withhold" asks the question
 #: afresh on an assembly without the weak sources a stale-only answer rested on (`citations.withhold`),
@@ -143,44 +142,52 @@ class Done:
 Event = Delta | Flagged | Done
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Policy:
-    """How answers are checked and when a new one is asked for."""
+    """How answers are checked and when a new one is asked for. Built by keyword only."""
 
     attempts: int = 2
     regenerate_on: tuple[str, ...] = REGENERATE_ON
-    uncited: Severity = "warn"
-    stale_only: Severity = "error"
-    unsupported_value: Severity = "warn"
-    attribute: bool = False  # attribute uncited sentences (claims.attribute) before checking stale_only/values
+    severities: Severities = Severities()  # the level of every finding kind (`citations.Severities`)
+    attribute: bool = False  # attribute uncited sentences (`citations.attribution`) before checking stale_only/values
     # "withhold": ask afresh without the weak sources (needs `reassemble`), see REPAIRS. The default is "ask"
     # because a Policy cannot know whether a `reassemble` will be given; the components that reassemble by
     # themselves (LangChain, LlamaIndex), and `answer*` / `ask*` given `reassemble` but no policy or repair,
     # choose "withhold" (`default_repair`).
     repair: Repair = "ask"
+    # Kept for one release (DeprecationWarning): the levels of three kinds, now `severities`.
+    uncited: InitVar[Severity | None] = None
+    stale_only: InitVar[Severity | None] = None
+    unsupported_value: InitVar[Severity | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, uncited: Severity | None, stale_only: Severity | None,
+                      unsupported_value: Severity | None) -> None:
         if not isinstance(self.attempts, int) or self.attempts < 0:
             raise OptionError(f"attempts must be an integer >= 0, got {self.attempts!r}")
-        known = set(SEVERITIES)
+        known = set(Severities.kinds())
         unknown = set(self.regenerate_on) - known
         if unknown:
             raise OptionError(f"regenerate_on: unknown finding kind(s) {sorted(unknown)} (one of {sorted(known)})")
         # a bad level fails when a component is built, not at its first answer
-        severity_map(uncited=self.uncited, stale_only=self.stale_only, unsupported_value=self.unsupported_value)
+        levels = Severities.from_mapping(self.severities)
+        given = {k: v for k, v in (("uncited", uncited), ("stale_only", stale_only),
+                                   ("unsupported_value", unsupported_value)) if v is not None}
+        if given:
+            warnings.warn(f"Policy({', '.join(f'{k}=' for k in given)}): pass severities=Severities(...) instead; "
+                          "the per-kind fields go in the next release", DeprecationWarning, stacklevel=3)
+            levels = Severities.from_mapping(given, base=levels)
+        object.__setattr__(self, "severities", levels)
         if not isinstance(self.attribute, bool):
             raise OptionError(f"attribute must be True or False, got {self.attribute!r}")
         if not isinstance(self.repair, str) or self.repair not in REPAIRS:
             raise OptionError(f"repair must be one of {', '.join(REPAIRS)}, got {self.repair!r}")
 
     def validate(self, answer: str, index: SourceIndex) -> Verdict:
-        return validate_citations(answer, index, uncited=self.uncited, stale_only=self.stale_only,
-                                  unsupported_value=self.unsupported_value, attribute=self.attribute)
+        return validate_citations(answer, index, severities=self.severities, attribute=self.attribute)
 
     def stream_validator(self, index: SourceIndex) -> StreamValidator:
         """The streaming form of `validate`, with the same options (its `close()` gives the same verdict)."""
-        return StreamValidator(index, uncited=self.uncited, stale_only=self.stale_only,
-                               unsupported_value=self.unsupported_value, attribute=self.attribute)
+        return StreamValidator(index, severities=self.severities, attribute=self.attribute)
 
     def retry(self, verdict: Verdict) -> bool:
         return any(f.severity == "error" and f.kind in self.regenerate_on for f in verdict.findings)

@@ -41,6 +41,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
 
 from ..assemble import Assembly
 from ..citations import SourceIndex, withheld_note
+from ..citations.severities import Severities, Severity
 from ..errors import OptionError
 from ..options import Options
 from ..passes.budget import Budget
@@ -52,7 +53,6 @@ from .common import (
     Policy,
     Reassemble,
     Repair,
-    Severity,
     assemble_lenient,
     chat_messages,
     default_repair,
@@ -157,8 +157,10 @@ class CitationValidator:
         self.repair: Repair | None = repair
         self.score_kind: ScoreKind = score_kind
         # "ask" stands in for "not chosen" until run() knows whether it can reassemble (a bad value fails here)
-        self.policy = Policy(attempts, tuple(self.regenerate_on), uncited, stale_only, unsupported_value, attribute,
-                             repair or "ask")
+        self.policy = Policy(attempts=attempts, regenerate_on=tuple(self.regenerate_on),
+                             severities=Severities(uncited=uncited, stale_only=stale_only,
+                                                   unsupported_value=unsupported_value),
+                             attribute=attribute, repair=repair or "ask")
 
     def warm_up(self) -> None:
         if self.chat_generator is not None and hasattr(self.chat_generator, "warm_up"):

@@ -27,6 +27,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("langchain-core", "langchain") from err
 
 from ..assemble import Assembly
+from ..citations.severities import Severities, Severity
 from ..records.record import Record
 from .adapters import ScoreKind, langchain_dicts
 from .common import (
@@ -38,7 +39,6 @@ from .common import (
     Policy,
     Reassemble,
     Repair,
-    Severity,
     answer,
     answer_async,
     answer_stream,
@@ -184,7 +184,10 @@ def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str,
     without them (`repair="withhold"`, the default here: a fresh question, not a repair turn); other findings,
     and every finding with `repair="ask"`, get a repair turn. The citation options are `Policy`'s."""
     prompt = EvidencePrompt(as_of=as_of, on_invalid=on_invalid, score_kind=score_kind, **assemble_kwargs)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
+    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                    severities=Severities(uncited=uncited, stale_only=stale_only,
+                                          unsupported_value=unsupported_value),
+                    attribute=attribute, repair=repair)
     return CitedChain(llm, prompt, policy, retriever)
 
 

@@ -31,6 +31,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("llama-index-core", "llamaindex") from err
 
 from ..assemble import Assembly
+from ..citations.severities import Severities, Severity
 from .adapters import ScoreKind, llamaindex_dicts
 from .common import (
     REGENERATE_ON,
@@ -41,7 +42,6 @@ from .common import (
     Policy,
     Reassemble,
     Repair,
-    Severity,
     answer,
     answer_async,
     answer_stream,
@@ -83,7 +83,10 @@ class EvidencePackQueryEngine(CustomQueryEngine):
         their content matches; `repair="withhold"`, the default, asks a stale-only answer's question again on
         the retrieved nodes without the weak ones it rested on, `"ask"` sends a repair turn instead); keyword
         arguments beyond these are `assemble`'s (`layout=Layout(order=...)`, `budget=Budget(...)`, …)."""
-        policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute, repair)
+        policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                        severities=Severities(uncited=uncited, stale_only=stale_only,
+                                              unsupported_value=unsupported_value),
+                        attribute=attribute, repair=repair)
         return cls(retriever=retriever, llm=llm, as_of=as_of, on_invalid=on_invalid, score_kind=score_kind,
                    policy=policy, assemble_kwargs=assemble_kwargs)
 

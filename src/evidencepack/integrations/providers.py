@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ..assemble import Assembly
-from ..errors import EvidencepackError
-from . import MissingExtraError
+from ..citations.severities import Severities, Severity
+from ..errors import MissingExtraError, ProviderError
 from .common import (
     REGENERATE_ON,
     Answered,
@@ -29,7 +29,6 @@ from .common import (
     Policy,
     Reassemble,
     Repair,
-    Severity,
     answer,
     answer_async,
     answer_stream,
@@ -57,10 +56,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AnthropicRequest", "ProviderError", "anthropic_request", "ask", "ask_async", "ask_stream",
            "ask_stream_async", "openai_messages"]
-
-
-class ProviderError(EvidencepackError, TypeError):
-    """The client is neither an OpenAI nor an Anthropic client, or is sync where async is needed (or back)."""
 
 
 class AnthropicRequest(TypedDict):
@@ -129,8 +124,10 @@ def ask(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2
     create call unchanged.
     """
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
-                    repair or default_repair(reassemble))
+    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                    severities=Severities(uncited=uncited, stale_only=stale_only,
+                                          unsupported_value=unsupported_value),
+                    attribute=attribute, repair=repair or default_repair(reassemble))
     return answer(assembly, call.complete, policy=policy, reassemble=reassemble)
 
 
@@ -141,8 +138,10 @@ async def ask_async(client: AsyncClient, assembly: Assembly, *, model: str, atte
                     **create: Any) -> Answered:
     """`ask` with `AsyncOpenAI` or `AsyncAnthropic` (`reassemble` stays a plain function)."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
-                    repair or default_repair(reassemble))
+    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                    severities=Severities(uncited=uncited, stale_only=stale_only,
+                                          unsupported_value=unsupported_value),
+                    attribute=attribute, repair=repair or default_repair(reassemble))
     return await answer_async(assembly, call.acomplete, policy=policy, reassemble=reassemble)
 
 
@@ -153,8 +152,10 @@ def ask_stream(client: SyncClient, assembly: Assembly, *, model: str, attempts: 
                **create: Any) -> Iterator[Event]:
     """`ask`, streamed: `Delta` text, `Flagged` findings as soon as a bad handle closes, then `Done`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
-                    repair or default_repair(reassemble))
+    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                    severities=Severities(uncited=uncited, stale_only=stale_only,
+                                          unsupported_value=unsupported_value),
+                    attribute=attribute, repair=repair or default_repair(reassemble))
     return answer_stream(assembly, call.stream, policy=policy, reassemble=reassemble)
 
 
@@ -165,8 +166,10 @@ def ask_stream_async(client: AsyncClient, assembly: Assembly, *, model: str, att
                      **create: Any) -> AsyncIterator[Event]:
     """`ask_stream` with an async client: `async for event in ask_stream_async(...)`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    policy = Policy(attempts, tuple(regenerate_on), uncited, stale_only, unsupported_value, attribute,
-                    repair or default_repair(reassemble))
+    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                    severities=Severities(uncited=uncited, stale_only=stale_only,
+                                          unsupported_value=unsupported_value),
+                    attribute=attribute, repair=repair or default_repair(reassemble))
     return answer_stream_async(assembly, call.astream, policy=policy, reassemble=reassemble)
 
 

@@ -1,7 +1,13 @@
-"""Ranking, lazily: read only what ordering needs (id, rank, score, sensitivity) from every input.
+"""Ranking: the order the assembler reads records in, and the eager path for callers who want them all.
 
-`rank` orders the inputs best-first; `parse_pending` validates the rest of a record only when the budget pass
-reaches it, so the cost follows what is selected. `on_invalid="drop"` turns a bad record into a reported drop.
+Lazily (what `assemble` uses): `rank` reads only what ordering and clearance need (id, rank, score,
+sensitivity) from every input and returns a `Ranking` that hands out `Pending` inputs best-first as a pass asks
+for them; `parse_pending` validates the rest of one input into a `Record` only when the admit pass reaches it,
+so the cost follows what is selected. `on_invalid="drop"` turns a bad record into a reported drop (`Unusable`,
+or a `Parsed` without a record) instead of a `RecordError`.
+
+Eagerly: `parse_records` validates every input and orders it with `rank_order` (rank, else score, else input
+order; the two must agree); `check_unique_ids` is shared with the JSONL reader.
 """
 
 from __future__ import annotations
@@ -333,6 +339,7 @@ def parse_records(items: Iterable[Record | Mapping[str, Any]]) -> tuple[Record, 
 
 
 def check_unique_ids(records: Iterable[Record], lines: list[int] | None = None) -> None:
+    """A repeated id is an error naming where the id was first used (its JSONL line, given `lines`)."""
     seen: dict[str, int] = {}
     for i, r in enumerate(records):
         if r.id in seen:

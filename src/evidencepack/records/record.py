@@ -1,7 +1,10 @@
 """A record: one retrieved chunk with its provenance and policy metadata, validated once at the boundary.
 
-Parsing is strict: a bad record raises `RecordError` naming the line (JSONL) or the record id and the field, never
-the value. Nothing is coerced silently.
+`Record` checks every field when it is built (`Record.from_dict` builds one from a plain dict, keeping unknown
+keys in `metadata`). Parsing is strict: a bad record raises `RecordError` naming the line (JSONL) or the record
+id and the field, never the value. Nothing is coerced silently. The field vocabularies (`AUTHORITIES`,
+`SENSITIVITIES`, `KNOWN_FIELDS`) and the small readers the ranking and the passes share (`read_sensitivity`,
+`parse_when`, `finite_number`, `strictly_before`, `bare_message`) live here too.
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ class Record:
 
 
 def bare_message(err: RecordError) -> str:
+    """The message without its "line …, record …, field …: " prefix, to re-raise or report it elsewhere."""
     text = str(err)
     return text.split(": ", 1)[1] if ": " in text and (err.record_id or err.field) else text
 
@@ -185,45 +189,67 @@ def parse_when(value: Any, *, record_id: str | None = None, field: str | None = 
 
 
 def _check_record(r: Record) -> None:
+    """Every field of a record, in field order: the first bad field is the one the error names."""
+    _check_id_and_text(r)
+    _check_score_and_rank(r)
+    _check_labels(r)
+    _check_dates(r)
+    _check_metadata_and_embedding(r)
+
+
+def _check_id_and_text(r: Record) -> None:
     if not isinstance(r.id, str) or not r.id.strip():
         raise RecordError("must be a non-empty string", field="id")
     if UNPRINTABLE_ID.search(r.id):
         raise RecordError("must not contain control characters or lone surrogates", field="id")
-    rid = r.id
     if not isinstance(r.text, str):
-        raise RecordError(f"must be a string, got {type(r.text).__name__}", record_id=rid, field="text")
+        raise RecordError(f"must be a string, got {type(r.text).__name__}", record_id=r.id, field="text")
     if not r.text or r.text.isspace():
-        raise RecordError("must not be empty", record_id=rid, field="text")
+        raise RecordError("must not be empty", record_id=r.id, field="text")
+
+
+def _check_score_and_rank(r: Record) -> None:
     if r.score is not None and not finite_number(r.score):
-        raise RecordError(f"must be a finite number, got {type(r.score).__name__}", record_id=rid, field="score")
+        raise RecordError(f"must be a finite number, got {type(r.score).__name__}", record_id=r.id, field="score")
     if r.rank is not None and (isinstance(r.rank, bool) or not isinstance(r.rank, int) or r.rank < 1):
-        raise RecordError(f"must be an integer >= 1 (got {type(r.rank).__name__})", record_id=rid, field="rank")
+        raise RecordError(f"must be an integer >= 1 (got {type(r.rank).__name__})", record_id=r.id, field="rank")
+
+
+def _check_labels(r: Record) -> None:
+    """The free-text provenance fields, then the two closed vocabularies."""
     for name in _STRING_FIELDS:
         value = getattr(r, name)
         if value is not None and not isinstance(value, str):
-            raise RecordError(f"must be a string, got {type(value).__name__}", record_id=rid, field=name)
+            raise RecordError(f"must be a string, got {type(value).__name__}", record_id=r.id, field=name)
     if r.authority not in AUTHORITIES:
         raise RecordError(f"unknown value (one of {', '.join(AUTHORITIES)})",
-                          record_id=rid, field="authority")
+                          record_id=r.id, field="authority")
     if r.sensitivity not in SENSITIVITIES:
         raise RecordError(f"unknown value (one of {', '.join(SENSITIVITIES)})",
-                          record_id=rid, field="sensitivity")
+                          record_id=r.id, field="sensitivity")
+
+
+def _check_dates(r: Record) -> None:
     for name in _DATE_FIELDS:
         value = getattr(r, name)
         if value is not None and not isinstance(value, date):
             raise RecordError("must be a date or datetime (use parse_records for strings)",
-                              record_id=rid, field=name)
+                              record_id=r.id, field=name)
     if r.valid_from is not None and r.valid_until is not None and strictly_before(r.valid_until, r.valid_from):
-        raise RecordError("is before valid_from", record_id=rid, field="valid_until")
+        raise RecordError("is before valid_from", record_id=r.id, field="valid_until")
+
+
+def _check_metadata_and_embedding(r: Record) -> None:
     if not isinstance(r.metadata, Mapping):
-        raise RecordError("must be a mapping", record_id=rid, field="metadata")
+        raise RecordError("must be a mapping", record_id=r.id, field="metadata")
     if r.embedding is not None and not all(
         isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in r.embedding
     ):
-        raise RecordError("must contain finite numbers only", record_id=rid, field="embedding")
+        raise RecordError("must contain finite numbers only", record_id=r.id, field="embedding")
 
 
 def finite_number(value: Any) -> bool:
+    """An int or float (not a bool) that is neither NaN nor infinite."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     try:

@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Iterable
 from string import Template
 
-from ..errors import BoundaryKeyError
+from ..errors import BoundaryKeyError, OptionError
 
 BOUNDARY_KEY_ENV = "EVIDENCEPACK_BOUNDARY_KEY"
 _PROCESS_KEY = secrets.token_bytes(32)
@@ -93,16 +93,12 @@ def system_prompt(template: str | Template | None, *, boundary: str, as_of: str,
     if flat and template is None:
         return FLAT_SYSTEM
     if conflict_policy not in CONFLICT_RULES:
-        raise ValueError(f"unknown conflict_policy {conflict_policy!r} (one of {', '.join(CONFLICT_RULES)})")
+        raise OptionError(f"unknown conflict_policy {conflict_policy!r} (one of {', '.join(CONFLICT_RULES)})")
     if abstain not in ABSTAIN_RULES:
-        raise ValueError(f"unknown abstain rule {abstain!r} (one of {', '.join(ABSTAIN_RULES)})")
+        raise OptionError(f"unknown abstain rule {abstain!r} (one of {', '.join(ABSTAIN_RULES)})")
     tpl = SYSTEM_TEMPLATE if template is None else (template if isinstance(template, Template)
                                                     else Template(template))
     return tpl.safe_substitute(boundary=boundary, as_of=as_of, prefix=prefix,
                                conflict_rule=CONFLICT_RULES[conflict_policy], abstain_rule=ABSTAIN_RULES[abstain])
 
 
-def user_message(sources: str, question: str, *, flat: bool) -> str:
-    # Record text is already inside `sources`; plain concatenation keeps it out of any template parsing.
-    head, tail = (FLAT_USER_TEMPLATE if flat else USER_TEMPLATE).template.split("$sources")
-    return head + (sources or NO_SOURCES) + tail.replace("$question", question)

@@ -76,7 +76,7 @@ class ChatTemplate:
             rendered: str = self._compiled.render(messages=[dict(m) for m in messages],
                                                   add_generation_prompt=True, **self.variables)
             return rendered
-        except (TemplateError, ValueError, TypeError) as err:  # raise_exception in templates raises ValueError
+        except (TemplateError, ValueError, TypeError) as err:  # a filter may raise ValueError
             raise TokenizerError(f"chat template failed: {err}") from None
 
     def token_ids(self, messages: Messages, tokenizer: Tokenizer) -> list[int]:
@@ -100,7 +100,7 @@ def _refuse_clock(*_: Any) -> str:
 
 
 def _raise_exception(message: str) -> str:
-    raise ValueError(message)
+    raise TokenizerError(message)
 
 
 def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None,

@@ -1,5 +1,6 @@
 """Attribution and value checks wired into the citation validator, the policies, the CLI and the eval guard
-(issue 12, items 2-4): one sentence splitter, written vs attributed support, `unsupported_value`."""
+(issue 12, items 2-4; moved from tests/test_attribution_validation.py): one sentence splitter, written vs
+attributed support, `unsupported_value`."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from evidencepack.citations import (
     split_sentences,
     validate_citations,
 )
-from evidencepack.citations.claims import attribute, extract_values, handles_in, read_sentences, unsupported_value
-from evidencepack.citations.claims import split_sentences as claim_split
+from evidencepack.citations.attribution import attribute, unsupported_value
+from evidencepack.citations.parse import handles_in, read_sentences
 from evidencepack.citations.policies import repair_line
+from evidencepack.citations.values import extract_values
 from evidencepack.cli import main
 from evidencepack.data import corpus, traps
 from evidencepack.data.demo import DEMO_KEY, demo_records
@@ -59,8 +61,8 @@ def kinds(verdict: object) -> list[str]:
 
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet="ab .!?\n-[]S1234,()`:#", max_size=120))
-def test_claims_and_the_validator_split_sentences_alike(text: str) -> None:
-    assert claim_split(text) == [s.text for s in split_sentences(text)]
+def test_attribution_and_the_validator_split_sentences_alike(text: str) -> None:
+    # (there is one splitter, `citations.sentences`; read_sentences feeds it the scanner's units)
     assert [x.sentence for x in read_sentences(text)] == split_sentences(text)
 
 
@@ -118,10 +120,10 @@ def test_unsupported_value_names_the_value_and_the_handles() -> None:
     assert "December 30" in f.message and CUR in f.message and "cites" in f.message
     assert v.valid  # a warning by default
     assert not validate_citations(f"Any balance is forfeited on December 30 [{CUR}].", JSON,
-                                  unsupported_value="error").valid
+                                  severities={"unsupported_value": "error"}).valid
     assert validate_citations(f"Any balance is forfeited on Dec. 31 [{CUR}].", JSON).findings == ()
     assert kinds(validate_citations(f"It is forfeited on December 30 [{CUR}].", JSON,
-                                    unsupported_value="off")) == []
+                                    severities={"unsupported_value": "off"})) == []
 
 
 def test_values_of_attributed_sentences_are_checked_only_with_attribution() -> None:
@@ -218,7 +220,7 @@ def test_unsupported_value_never_fires_on_a_value_the_cited_source_states_verbat
 def test_regenerate_on_uncited_asks_for_a_handle_after_each_claim() -> None:
     prompts: list[str] = []
     done = regenerate(STALE_CLAIM, DEMO, lambda p: prompts.append(p) or "Unused PTO does not carry over "
-                      f"into the next year [{CUR}].", uncited="error", attribute=True)
+                      f"into the next year [{CUR}].", severities={"uncited": "error"}, attribute=True)
     assert done.verdict.valid and done.attempts == 1
     (prompt,) = prompts
     assert "cites nothing" in prompt and "such as [S1]" in prompt and "A lead on Slack offered" in prompt
@@ -228,7 +230,7 @@ def test_regenerate_on_unsupported_value_names_the_value() -> None:
     prompts: list[str] = []
     done = regenerate(f"Balances are forfeited on December 30 [{CUR}].", DEMO,
                       lambda p: prompts.append(p) or f"Balances are forfeited on December 31 [{CUR}].",
-                      unsupported_value="error")
+                      severities={"unsupported_value": "error"})
     assert done.verdict.valid and done.attempts == 1
     assert "'December 30'" in prompts[0] and "values the sources state" in prompts[0]
 
