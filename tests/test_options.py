@@ -301,3 +301,16 @@ def test_mypy_rejects_a_misspelt_option(tmp_path: Path) -> None:
     assert len(errors) == 2, out
     assert 'snippet.py:4: error: Unexpected keyword argument "ordr"' in errors[0]
     assert "snippet.py:5: error:" in errors[1] and '"budget"' in errors[1]
+
+
+# -- each pass gets its options injected ------------------------------------------------------------------
+
+def test_no_pass_imports_the_options_and_only_fit_and_ledger_the_renderer() -> None:
+    from import_graph import graph
+
+    g = graph()
+    passes = {m: deps for m, deps in g.items() if m.startswith("evidencepack.passes.")}
+    assert not [m for m, deps in passes.items() if "evidencepack.options" in deps]
+    renders = {m for m, deps in passes.items() if any(d.startswith("evidencepack.render") for d in deps)}
+    # fit drives the renderer (the recount loop renders each attempt) and the ledger counts header segments
+    assert renders == {"evidencepack.passes.fit", "evidencepack.passes.ledger"}
