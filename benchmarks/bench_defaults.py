@@ -22,24 +22,24 @@ from collections.abc import Iterator
 
 from bench_frameworks import AS_OF, BUDGET, make_corpus, question_stream
 
-from evidencepack import assemble, get_tokenizer
+from evidencepack import Layout, assemble, get_tokenizer
 from evidencepack.tokens.tokenizers import Tokenizer
 
-ORIGINAL = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
-VARIANTS: dict[str, dict[str, str]] = {
+ORIGINAL = Layout.preset("original")
+VARIANTS: dict[str, Layout] = {
     "original (text, edges, if-unanswered)": ORIGINAL,
-    "defaults (compact, edges-authority, last-resort)": {},
-    "original + format=compact": {**ORIGINAL, "format": "compact"},
-    "original + order=edges-authority": {**ORIGINAL, "order": "edges-authority"},
-    "original + abstain=last-resort": {**ORIGINAL, "abstain": "last-resort"},
+    "defaults (compact, edges-authority, last-resort)": Layout(),
+    "original + format=compact": ORIGINAL.with_variants("compact"),
+    "original + order=edges-authority": ORIGINAL.with_variants("authority-edges"),
+    "original + abstain=last-resort": ORIGINAL.with_variants("last-resort"),
 }
 
 
-def largest_count(records: tuple[dict, ...], options: dict[str, str], tok: Tokenizer, questions: Iterator[str]
+def largest_count(records: tuple[dict, ...], layout: Layout, tok: Tokenizer, questions: Iterator[str]
                   ) -> str:
     """The longest text a warm call hands the tokenizer, beside the prompt's length: the whole prompt means the
     fit pass could not sum cached counts of its pieces and tokenized everything again."""
-    assemble(records, next(questions), as_of=AS_OF, budget=BUDGET, tokenizer=tok, **options)
+    assemble(records, next(questions), as_of=AS_OF, budget=BUDGET, tokenizer=tok, layout=layout)
     lengths: list[int] = [0]
     count = tok.count
 
@@ -49,7 +49,7 @@ def largest_count(records: tuple[dict, ...], options: dict[str, str], tok: Token
 
     tok.count = spy  # type: ignore[method-assign]
     try:
-        a = assemble(records, next(questions), as_of=AS_OF, budget=BUDGET, tokenizer=tok, **options)
+        a = assemble(records, next(questions), as_of=AS_OF, budget=BUDGET, tokenizer=tok, layout=layout)
     finally:
         del tok.count
     return f"{max(lengths):,} of {len(a.user):,}"
@@ -67,24 +67,24 @@ def main() -> None:
     rows: dict[str, list[str]] = {name: [] for name in VARIANTS}
     for n in args.sizes:
         records = make_corpus(n).records
-        for options in VARIANTS.values():
+        for layout in VARIANTS.values():
             for _ in range(3):
-                assemble(records, next(questions), as_of=AS_OF, budget=BUDGET, tokenizer=tok, **options)
+                assemble(records, next(questions), as_of=AS_OF, budget=BUDGET, tokenizer=tok, layout=layout)
         times: dict[str, list[float]] = {name: [] for name in VARIANTS}
         for _ in range(args.repeat):
-            for name, options in VARIANTS.items():
+            for name, layout in VARIANTS.items():
                 question = next(questions)
                 t0 = time.process_time()
-                assemble(records, question, as_of=AS_OF, budget=BUDGET, tokenizer=tok, **options)
+                assemble(records, question, as_of=AS_OF, budget=BUDGET, tokenizer=tok, layout=layout)
                 times[name].append(time.process_time() - t0)
         base = statistics.median(times[next(iter(VARIANTS))])
         for name, ts in times.items():
             m = statistics.median(ts)
             rows[name].append(f"{m * 1e3:.2f} (x{m / base:.2f})")
     corpus = make_corpus(args.sizes[0]).records
-    for name, options in VARIANTS.items():
+    for name, layout in VARIANTS.items():
         print(f"{name:52}" + "".join(f"{cell:>20}" for cell in rows[name]) + "   "
-              + largest_count(corpus, options, tok, questions))
+              + largest_count(corpus, layout, tok, questions))
 
 
 if __name__ == "__main__":

@@ -11,32 +11,33 @@ are deterministic: no timing here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from statistics import mean
 from typing import Any
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.data import corpus, traps
 from evidencepack.data.demo import DEMO_KEY, demo_records
-from evidencepack.options import Options
 from evidencepack.render.formats import FORMATS
 
 #: The original prompt: what `abstain`, `order` and `format` defaulted to before they changed.
-ORIGINAL: dict[str, Any] = {"abstain": "if-unanswered", "order": "edges", "format": "text"}
-VARIANTS: dict[str, dict[str, Any]] = {
-    "reminder": {"reminder": True}, "scaffold": {"scaffold": True}, "example": {"example": True},
-    "notice beside the question": {"notice_placement": "question"}, "directive notice": {"notice_style": "directive"},
-    "edges-authority order": {"order": "edges-authority"}, "compact format": {"format": "compact"},
-    "compact+reminder+scaffold": {"format": "compact", "reminder": True, "scaffold": True},
-    "last-resort abstain": {"abstain": "last-resort"},
-    "conflict form (replaces the notice)": {"conflict_form": True},
+ORIGINAL = Layout.preset("original")
+#: Rows: the library's layout variants (`render.layout.VARIANTS`) switched on over the original layout.
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "reminder": ("reminder",), "scaffold": ("scaffold",), "example": ("example",),
+    "notice beside the question": ("notice-question",), "directive notice": ("directive",),
+    "edges-authority order": ("authority-edges",), "compact format": ("compact",),
+    "compact+reminder+scaffold": ("compact", "reminder", "scaffold"),
+    "last-resort abstain": ("last-resort",),
+    "conflict form (replaces the notice)": ("conflict-form",),
 }
 
 
-def trap_prompts(**options: Any) -> list[Any]:
-    """The 25 trap prompts with the original options, overridden by `options`."""
+def trap_prompts(layout: Layout = ORIGINAL) -> list[Any]:
+    """The 25 trap prompts with this layout (the original one unless given)."""
     by_id = {r.id: r for r in corpus()}
     return [assemble([by_id[i] for i in t["records"]], t["question"], as_of=t["as_of"], boundary_key=DEMO_KEY,
-                     **{**ORIGINAL, **options}) for t in traps()]
+                     layout=layout) for t in traps()]
 
 
 def main() -> None:
@@ -46,9 +47,9 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     base = None
     for fmt in FORMATS:
-        a = assemble(records, question, as_of="2026-06-01", boundary_key=DEMO_KEY, **{**ORIGINAL, "format": fmt})
+        a = assemble(records, question, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=replace(ORIGINAL, format=fmt))
         t = a.report.tokens
-        ts = trap_prompts(format=fmt)
+        ts = trap_prompts(replace(ORIGINAL, format=fmt))
         overhead = mean(x.report.tokens["headers_and_delimiters"] for x in ts)
         prompt = mean(x.report.budget["prompt_tokens"] for x in ts)
         if fmt == "text":
@@ -57,21 +58,22 @@ def main() -> None:
               f"{prompt:.0f} | {overhead:.0f} |")
     assert base is not None
     c = assemble(records, question, as_of="2026-06-01", boundary_key=DEMO_KEY,
-                 **{**ORIGINAL, "format": "compact"}).report.tokens
-    cs = mean(x.report.tokens["headers_and_delimiters"] for x in trap_prompts(format="compact"))
+                 layout=ORIGINAL.with_variants("compact")).report.tokens
+    cs = mean(x.report.tokens["headers_and_delimiters"] for x in trap_prompts(ORIGINAL.with_variants("compact")))
     print(f"\ncompact vs text, headers + delimiters: demo {base[0]} -> {c['headers_and_delimiters']} "
           f"({100 * (1 - c['headers_and_delimiters'] / base[0]):.0f} % fewer); trap set mean {base[1]:.0f} -> "
           f"{cs:.0f} ({100 * (1 - cs / base[1]):.0f} % fewer)\n")
     default = mean(x.report.budget["prompt_tokens"] for x in trap_prompts())
     print(f"| variant | mean prompt tokens over the 25 trap prompts | vs original structured ({default:.0f}) |")
     print("|---|---|---|")
-    for name, opts in VARIANTS.items():
-        m = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(**opts))
+    for name, variants in VARIANTS.items():
+        m = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(ORIGINAL.with_variants(*variants)))
         print(f"| {name} | {m:.0f} | {m - default:+.0f} |")
-    now = {k: Options.__dataclass_fields__[k].default for k in ORIGINAL}
-    m = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(**now))
-    print(f"| library defaults ({', '.join(f'{k}={v}' for k, v in now.items())}) | {m:.0f} | {m - default:+.0f} |")
-    f = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(**now, conflict_form=True))
+    now = Layout()
+    m = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(now))
+    shown = ", ".join(f"{k}={getattr(now, k)}" for k in ("abstain", "order", "format"))
+    print(f"| library defaults ({shown}) | {m:.0f} | {m - default:+.0f} |")
+    f = mean(x.report.budget["prompt_tokens"] for x in trap_prompts(Layout.preset("conflict-form")))
     print(f"| library defaults + conflict form | {f:.0f} | {f - default:+.0f} ({f - m:+.0f} vs the defaults) |")
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack import RecordError, assemble
+from evidencepack import Layout, RecordError, assemble
 from evidencepack.integrations.adapters import (
     coerce_date,
     from_haystack,
@@ -59,7 +59,7 @@ def test_langchain_ids_are_content_hashes_not_positions():
 
 def test_reranker_relevance_score_ranks_a_reordered_list():
     docs = [lc("first in input", {"relevance_score": 0.2}, id="a"), lc("second", {"relevance_score": 0.9}, id="b")]
-    a = assemble(from_langchain(docs), "q", as_of=AS_OF, order="ranked")
+    a = assemble(from_langchain(docs), "q", as_of=AS_OF, layout=Layout(order="ranked"))
     assert [m.id for m in a.manifest] == ["b", "a"]
 
 
@@ -67,7 +67,7 @@ def test_reranker_relevance_score_ranks_a_reordered_list():
 def test_score_pairs_and_declared_distance(kind, expected):
     pairs = [(lc("near text", id="near"), 0.1), (lc("far text", id="far"), 0.7)]
     records = from_langchain(pairs, score_kind=kind)
-    a = assemble(records, "q", as_of=AS_OF, order="ranked")
+    a = assemble(records, "q", as_of=AS_OF, layout=Layout(order="ranked"))
     assert [m.id for m in a.manifest] == expected
     if kind == "distance":
         assert records[0].metadata["distance"] == 0.1

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidencepack import Budget, Record, assemble, get_tokenizer
+from evidencepack import Budget, Layout, Record, assemble, get_tokenizer
 from evidencepack.passes.order import STRATEGIES
 from evidencepack.render import read_blocks
 from evidencepack.render.formats import FORMATS
@@ -45,7 +45,7 @@ def test_header_shows_validity_status_not_raw_dates():
     # free text quoted
     assert (f"<<<{a.boundary} BEGIN S2>>> informal · EXPIRED since 2024-06-30 · internal · "
             '"Slack #team-ops" · 2023-11-02 · "slack"\n') in a.user
-    text = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, format="text").user
+    text = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, layout=Layout(format="text")).user
     assert "authority: informal" in text and "EXPIRED since 2024-06-30" in text
     assert "https://hr.example" not in a.prompt  # urls stay server-side by default
     assert a.handle("S1").url == "https://hr.example/5-2"
@@ -56,7 +56,7 @@ def test_conflict_notice_names_handles_from_metadata():
     [c] = a.report.conflicts
     assert c.topic == "pto" and c.current == ("S1",) and c.others[0][0] == "S2"
     assert "S2 is informal and EXPIRED since 2024-06-30; S1 is authoritative and current" in a.user
-    assert "S2 is informal" not in assemble(PTO, "q", as_of=AS_OF, conflict_notice=False).user
+    assert "S2 is informal" not in assemble(PTO, "q", as_of=AS_OF, layout=Layout(conflict_notice=False)).user
 
 
 def test_budget_arithmetic_is_reported():
@@ -85,35 +85,36 @@ def test_log_line_has_ids_and_tokens_but_no_text(caplog):
 
 @pytest.mark.parametrize("fmt", ["compact", "text", "xml", "markdown", "json"])
 def test_blocks_read_back_in_every_format(fmt):
-    a = assemble(PTO, "q", as_of=AS_OF, format=fmt, boundary_key=KEY)
+    a = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, layout=Layout(format=fmt))
     blocks = read_blocks(a.user, a.boundary, fmt)
     assert [b.handle for b in blocks] == ["S1", "S2"]
     assert blocks[0].text == PTO[0]["text"]
 
 
 def test_flat_baseline_is_texts_joined_by_newlines():
-    a = assemble(PTO, "q", as_of=AS_OF, format="flat", order="ranked")
+    a = assemble(PTO, "q", as_of=AS_OF, layout=Layout(format="flat", order="ranked"))
     assert a.system == "Answer the question using the context below."
     assert f"{PTO[0]['text']}\n{PTO[1]['text']}\n\nQuestion: q" in a.user
     assert "[S1]" not in a.prompt and "authority" not in a.prompt
 
 
 def test_profiles_choose_header_fields():
-    ref = assemble(PTO, "q", as_of=AS_OF, profile="reference", boundary_key=KEY, conflict_notice=False).user
+    ref = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY,
+                   layout=Layout(profile="reference", conflict_notice=False)).user
     assert "authority" not in ref and '§"5.2 Paid time off"' in ref
-    minimal = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY)
+    minimal = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, layout=Layout(profile="minimal"))
     assert f"<<<{minimal.boundary} BEGIN S1>>> \"Employee Handbook\"\n" in minimal.user  # compact, the default
-    text = assemble(PTO, "q", as_of=AS_OF, profile="minimal", boundary_key=KEY, format="text").user
+    text = assemble(PTO, "q", as_of=AS_OF, boundary_key=KEY, layout=Layout(profile="minimal", format="text")).user
     assert '[S1] (doc: "Employee Handbook")' in text
-    custom = assemble([{"id": "a", "text": "t", "metadata": {"owner": "HR Ops"}}], "q", as_of=AS_OF,
-                      profile=["doc", "owner"], boundary_key=KEY)
+    custom = assemble([{"id": "a", "text": "t", "metadata": {"owner": "HR Ops"}}], "q", as_of=AS_OF, boundary_key=KEY,
+                      layout=Layout(profile=["doc", "owner"]))
     assert 'BEGIN S1>>> owner: "HR Ops"\n' in custom.user
     assert custom.report.tokens["fields"]["owner"] > 0
 
 
 def test_conflict_policy_changes_the_instruction():
     surface = assemble(PTO, "q", as_of=AS_OF).system
-    resolve = assemble(PTO, "q", as_of=AS_OF, conflict_policy="resolve").system
+    resolve = assemble(PTO, "q", as_of=AS_OF, layout=Layout(conflict_policy="resolve")).system
     assert "say so" in surface and "give one answer" in resolve
 
 
@@ -143,10 +144,10 @@ options_st = st.fixed_dictionaries({
 
 
 def _run(records, opts):
-    return assemble(records, "What is the rule?", as_of=AS_OF, boundary_key=KEY, format=opts["format"],
-                     order=opts["order"], budget=Budget(context_window=opts["window"], output_reserve=256,
-                                                        safety_margin=32, fill_gaps=opts["fill_gaps"],
-                                                        max_records=opts["max_records"]))
+    return assemble(records, "What is the rule?", as_of=AS_OF, boundary_key=KEY,
+                    layout=Layout(format=opts["format"], order=opts["order"]),
+                    budget=Budget(context_window=opts["window"], output_reserve=256, safety_margin=32,
+                                  fill_gaps=opts["fill_gaps"], max_records=opts["max_records"]))
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])

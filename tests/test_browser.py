@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from chromium import BrowserUnavailable, Chromium, Page
-from evidencepack import Budget, assemble
+from evidencepack import Budget, Layout, assemble
 from evidencepack.data.demo import corpus
 from evidencepack.eval.backends import Sampling, ScriptedBackend
 from evidencepack.eval.datasets import load_traps
@@ -128,9 +128,10 @@ def test_injected_markup_stays_text_in_the_browser(browser: Chromium, tmp_path: 
     if BIPIA.is_file():
         payloads += [a for attacks in json.loads(BIPIA.read_text("utf-8")).values() for a in attacks]
     records = injected_records(payloads)
-    data = assemble(records, "What applies? <script>window.__pwned=1</script>", as_of="2026-01-01",
-                    tokenizer=TOK, boundary_key=b"k" * 16, budget=Budget(context_window=10**7),
-                    profile=["doc", "section", "source_system", "topic", "url", "authority", "note"]).to_dict()
+    data = assemble(records, "What applies? <script>window.__pwned=1</script>", as_of="2026-01-01", tokenizer=TOK,
+                    boundary_key=b"k" * 16, budget=Budget(context_window=10**7),
+                    layout=Layout(profile=["doc", "section", "source_system", "topic", "url", "authority",
+                                           "note"])).to_dict()
     page, facts = load(browser, tmp_path, "injected.html",
                        inspector_html(data, " ".join(HTML_PAYLOADS) + " It applies [S1]."))
     check_page(page, facts)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidencepack import CitationError, assemble
+from evidencepack import Admission, CitationError, Layout, assemble
 from evidencepack.citations import (
     StreamValidator,
     enforce,
@@ -28,7 +28,8 @@ RECORDS = [
     {"id": "hb-copy", "rank": 4, "text": "Unused  PTO does not carry over."},
     {"id": "secret", "rank": 5, "text": "Band L4 pays 70,000.", "sensitivity": "restricted"},
 ]
-A = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), order="ranked", boundary_key="k" * 16)
+A = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), boundary_key="k" * 16,
+             layout=Layout(order="ranked"))
 
 
 def handles(answer):
@@ -103,8 +104,8 @@ def test_stale_only_and_surfaced_conflict():
 
 
 def test_record_ids_are_reported_never_support():
-    dropped = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), exclude_superseded=True,
-                       boundary_key="k" * 16)
+    dropped = assemble(RECORDS, "Does PTO carry over?", as_of=date(2026, 1, 1), boundary_key="k" * 16,
+                       admission=Admission(exclude_superseded=True))
     v = validate_citations("Up to five days carried over [hb24].", dropped)
     assert [f.kind for f in v.findings] == ["excluded_source"] and "superseded_excluded" in v.findings[0].message
     # an id above the caller's clearance reads as prose, like an id that does not exist: no finding confirms it

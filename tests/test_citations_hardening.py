@@ -15,6 +15,7 @@ from evidencepack import (
     AssemblyFormatError,
     CitationInputError,
     EvidencepackError,
+    Layout,
     assemble,
     regenerate,
     validate_citations,
@@ -42,7 +43,7 @@ ISSUE = assemble(ISSUE_RECORDS, "Does PTO carry over?", as_of="2026-06-01", boun
 A = assemble([{"id": "hb", "text": "Unused PTO does not carry over.", "authority": "authoritative"},
               {"id": "old", "text": "Five days carry over.", "authority": "superseded"},
               {"id": "secret", "text": "Band L4 pays 70,000.", "sensitivity": "restricted"}],
-             "Does PTO carry over?", as_of=date(2026, 1, 1), order="ranked", boundary_key="k" * 16)
+             "Does PTO carry over?", as_of=date(2026, 1, 1), layout=Layout(order="ranked"), boundary_key="k" * 16)
 
 
 # -- 14.1: a record cannot re-point a citation by record id ------------------------------------------------

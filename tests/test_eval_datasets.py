@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.data.demo import corpus
 from evidencepack.eval.datasets import (
     DatasetError,
@@ -79,8 +79,8 @@ def test_sweep_moves_only_the_gold_record(k: int) -> None:
     ranked = [i for i in items if i.condition == "ranked"]
     assert sorted(i.position for i in ranked) == list(range(1, k + 2))
     for item in ranked:
-        a = assemble(list(item.records), item.question, as_of="2026-06-01", order="ranked", profile="minimal",
-                     conflict_notice=False, boundary_key=EVAL_KEY)
+        a = assemble(list(item.records), item.question, as_of="2026-06-01", boundary_key=EVAL_KEY,
+                     layout=Layout(order="ranked", profile="minimal", conflict_notice=False))
         seats = {m.id: m.position for m in a.manifest}
         assert seats["gold"] == item.position and len(seats) == k + 1
         others = [m.id for m in sorted(a.manifest, key=lambda m: m.position) if m.id != "gold"]
@@ -88,8 +88,8 @@ def test_sweep_moves_only_the_gold_record(k: int) -> None:
     for cond in ("edges", "alternate"):
         (item,) = [i for i in items if i.condition == cond]
         assert item.records[0]["id"] == "gold" and item.records[0]["rank"] == 1
-        a = assemble(list(item.records), item.question, as_of="2026-06-01", order=cond, profile="minimal",
-                     boundary_key=EVAL_KEY)
+        a = assemble(list(item.records), item.question, as_of="2026-06-01", boundary_key=EVAL_KEY,
+                     layout=Layout(order=cond, profile="minimal"))
         assert next(m.position for m in a.manifest if m.id == "gold") == 1
     (cb,) = [i for i in items if i.condition == "closed_book"]
     assert cb.records == ()

@@ -6,10 +6,11 @@ import argparse
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Admission, Layout, assemble
 from evidencepack.data.demo import corpus
 from evidencepack.eval.backends import Messages, Sampling, ScriptedBackend
 from evidencepack.eval.cache import AnswerCache
@@ -26,6 +27,7 @@ from evidencepack.eval.experiments import (
     repair_message,
 )
 from evidencepack.eval.report import trap_metrics
+from evidencepack.render.layout import VARIANTS
 
 ALL = "flat,structured,structured+guard,structured+exclude"
 needs_validator = pytest.mark.skipif(default_validator() is None, reason="evidencepack.citations not present")
@@ -181,16 +183,24 @@ def test_cache_only_reports_what_is_cached_and_makes_no_call(tmp_path: Path, cap
 PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
 
 
+def _pinned(condition: str) -> dict[str, Any]:
+    layout = condition_options(condition)["layout"]
+    return {k: getattr(layout, k) for k in PINNED}
+
+
 def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
-    assert {k: condition_options("original")[k] for k in PINNED} == PINNED
-    assert condition_options("flat") == {"format": "flat", "order": "edges"}
-    assert condition_options("flat+exclude") == {"format": "flat", "order": "edges", **TRAP_VARIANTS["exclude"]}
+    assert _pinned("original") == PINNED
+    assert condition_options("flat") == {"layout": Layout(format="flat", order="edges"), "admission": Admission()}
+    assert condition_options("flat+exclude") == {"layout": Layout(format="flat", order="edges"),
+                                                 "admission": Admission(exclude_expired=True, exclude_superseded=True)}
     for other in ("flat+guard", "flat+exclude+reminder"):
         with pytest.raises(ValueError, match="only \\+exclude"):
             condition_options(other)
-    for name, variant in TRAP_VARIANTS.items():
-        opts = condition_options(f"original+{name}")
-        assert {k: opts[k] for k in PINNED} == {**PINNED, **{k: v for k, v in variant.items() if k in PINNED}}
+    for name in TRAP_VARIANTS:
+        variant = VARIANTS.get(name, {})
+        assert _pinned(f"original+{name}") == {**PINNED, **{k: v for k, v in variant.items() if k in PINNED}}
+    with pytest.raises(ValueError, match="answer_form twice"):
+        condition_options("structured+scaffold+conflict-form")
 
 
 def test_structured_is_whatever_assemble_does_by_default() -> None:
@@ -200,7 +210,7 @@ def test_structured_is_whatever_assemble_does_by_default() -> None:
     records = [r for r in corpus() if r.id in trap.records]
     records.sort(key=lambda r: trap.records.index(r.id))
     plain = assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY)
-    assert condition_options("structured") == {}
+    assert condition_options("structured") == {"layout": Layout(), "admission": Admission()}
     assert run.assembly(trap, "structured").messages == plain.messages
     assert run.assembly(trap, "original").messages != plain.messages
     assert run.assembly(trap, "structured+reminder").messages != plain.messages
@@ -212,9 +222,9 @@ def test_sweep_prompts_pin_the_options_whose_defaults_moved(system: str | None) 
                       tuple({"id": f"d{i}", "text": f'{{"k{i}": "v{i}"}}'} for i in range(1, 5)), "kv")
     run = SweepRun(ScriptedBackend(), [], Sampling(), system=system)
     for item in sweep_items([q], conditions=("ranked", "edges", "alternate")):
-        want = assemble(list(item.records), item.question, as_of=run.as_of, order=item.order, profile="minimal",
-                        conflict_notice=False, boundary_key=EVAL_KEY, system_template=system,
+        layout = Layout(order=item.order, profile="minimal", conflict_notice=False, system_template=system,
                         **{k: v for k, v in PINNED.items() if k != "order"})
+        want = assemble(list(item.records), item.question, as_of=run.as_of, layout=layout, boundary_key=EVAL_KEY)
         assert run.messages(item)[0] == want.messages
 
 

@@ -15,13 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidencepack import AssemblyFormatError, Budget, assemble
+from evidencepack import AssemblyFormatError, Budget, Layout, assemble
 from evidencepack.cli import main
 from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.inspector.html import esc
 from evidencepack.inspector.page import budget_segments, inspector_html
 from evidencepack.render import read_blocks
 from evidencepack.tokens.tokenizers import CallableTokenizer
+from flat import grouped
 from payloads import all_payloads
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -120,7 +121,7 @@ def assert_inert(source: str) -> Page:
 
 def demo_assembly(**kw: Any) -> dict[str, Any]:
     records, question = demo_records()
-    return assemble(records, question, as_of="2026-06-01", boundary_key=DEMO_KEY, **kw).to_dict()
+    return assemble(records, question, **grouped(as_of="2026-06-01", boundary_key=DEMO_KEY, **kw)).to_dict()
 
 
 #: Handles as the default order seats the demo: the current handbook first (S1), the Slack message S2, the
@@ -319,9 +320,10 @@ def injected_records(payloads: list[str]) -> list[dict[str, Any]]:
 
 
 def check_injected(records: list[dict[str, Any]], fmt: str, answer: str | None = None) -> None:
-    data = assemble(records, "What applies? <script>q()</script>", as_of="2026-01-01", format=fmt, tokenizer=TOK,
+    data = assemble(records, "What applies? <script>q()</script>", as_of="2026-01-01", tokenizer=TOK,
                     boundary_key=b"k" * 16, budget=Budget(context_window=10**7),
-                    profile=["doc", "section", "date", "source_system", "topic", "url", "authority", "note"]).to_dict()
+                    layout=Layout(format=fmt, profile=["doc", "section", "date", "source_system", "topic", "url",
+                                                       "authority", "note"])).to_dict()
     source = inspector_html(data, answer)
     page = assert_inert(source)
     source.encode("utf-8")  # lone surrogates and the like cannot break writing the page

@@ -15,6 +15,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
 
+from evidencepack import Layout  # noqa: E402
 from evidencepack.errors import EvidencepackError  # noqa: E402
 from evidencepack.integrations.common import Delta, Done, Flagged  # noqa: E402
 from evidencepack.integrations.langchain import AssembledPrompt, EvidencePrompt, cited_chain  # noqa: E402
@@ -29,6 +30,8 @@ from integration_data import (  # noqa: E402
     WRONG_DATE,
     attributed_stale,
 )
+
+RANKED = Layout(order="ranked")
 
 
 class Scripted(BaseChatModel):
@@ -59,7 +62,7 @@ def documents():
 
 
 def test_prompt_runnable_gives_messages_and_the_assembly():
-    prompt = EvidencePrompt(as_of=AS_OF, order="ranked").invoke({"documents": documents(), "question": QUESTION})
+    prompt = EvidencePrompt(as_of=AS_OF, layout=RANKED).invoke({"documents": documents(), "question": QUESTION})
     assert isinstance(prompt, AssembledPrompt)
     system, user = prompt.to_messages()
     assert isinstance(system, SystemMessage) and isinstance(user, HumanMessage)
@@ -91,7 +94,7 @@ def test_cited_chain_regenerates_and_resolves_sources():
     # the default repair withholds, but only a stale-only answer has sources to withhold: an unknown handle
     # still gets the repair turn (the answer, then what was wrong)
     llm = Scripted(replies=[UNKNOWN, GOOD], seen=[])
-    chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked")
+    chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, layout=RANKED)
     result = chain.invoke(QUESTION)
     assert result.answer == GOOD and result.attempts == 1 and result.verdict.valid
     assert [s.id for s in result.sources] == ["hb-2025"]
@@ -101,7 +104,7 @@ def test_cited_chain_regenerates_and_resolves_sources():
 
 def test_cited_chain_streams_flags_then_regenerates():
     llm = Scripted(replies=[UNKNOWN, GOOD], seen=[])
-    chain = cited_chain(llm, as_of=AS_OF, order="ranked")
+    chain = cited_chain(llm, as_of=AS_OF, layout=RANKED)
     events = list(chain.stream({"documents": documents(), "question": QUESTION}))
     assert "".join(e.text for e in events if isinstance(e, Delta) and e.attempt == 0) == UNKNOWN
     assert [e.finding.kind for e in events if isinstance(e, Flagged)] == ["unknown_handle"]
@@ -111,7 +114,7 @@ def test_cited_chain_streams_flags_then_regenerates():
 def test_cited_chain_async():
     async def run():
         llm = Scripted(replies=[UNKNOWN, GOOD, GOOD], seen=[])
-        chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked")
+        chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, layout=RANKED)
         result = await chain.ainvoke(QUESTION)
         events = [e async for e in chain.astream(QUESTION)]
         return result, events
@@ -130,9 +133,9 @@ def test_bad_input_is_a_clear_error():
 
 def test_attribute_flags_an_uncited_stale_answer_in_invoke_and_stream():
     data = {"documents": documents(), "question": QUESTION}
-    off = cited_chain(Scripted(replies=[UNCITED_STALE], seen=[]), as_of=AS_OF, order="ranked").invoke(data)
+    off = cited_chain(Scripted(replies=[UNCITED_STALE], seen=[]), as_of=AS_OF, layout=RANKED).invoke(data)
     assert off.verdict.valid and off.verdict.to_dict()["attributed_ids"] == []
-    chain = cited_chain(Scripted(replies=[UNCITED_STALE], seen=[]), as_of=AS_OF, order="ranked", attribute=True,
+    chain = cited_chain(Scripted(replies=[UNCITED_STALE], seen=[]), as_of=AS_OF, layout=RANKED, attribute=True,
                         attempts=0)
     on = chain.invoke(data)
     assert not on.verdict.valid and attributed_stale(on.to_dict()["verdict"])
@@ -141,7 +144,7 @@ def test_attribute_flags_an_uncited_stale_answer_in_invoke_and_stream():
     assert streamed.verdict == on.verdict  # the streaming check uses the same options
     # with attempts left and the repair turn chosen, the attributed stale claim is sent back with what was wrong
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
-    again = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True, repair="ask").invoke(data)
+    again = cited_chain(llm, as_of=AS_OF, layout=RANKED, attribute=True, repair="ask").invoke(data)
     assert again.answer == GOOD and again.attempts == 1 and "S2" in llm.seen[1][-1].content
 
 
@@ -161,7 +164,7 @@ def test_unsupported_value_level_reaches_the_check():
 def test_cited_chain_withholds_the_stale_document_and_asks_afresh_by_default():
     old_rule = RECORDS[1]["text"]
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
-    chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked",
+    chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, layout=RANKED,
                         attribute=True)
     assert chain.policy.repair == "withhold"
     result = chain.invoke(QUESTION)
@@ -175,10 +178,10 @@ def test_cited_chain_withholds_the_stale_document_and_asks_afresh_by_default():
     # the stream, and the repair turn when chosen, on the same script
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
     data = {"documents": documents(), "question": QUESTION}
-    done = list(cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True).stream(data))[-1]
+    done = list(cited_chain(llm, as_of=AS_OF, layout=RANKED, attribute=True).stream(data))[-1]
     assert done.result.withheld == ("hb-2024",) and len(llm.seen[1]) == 2
     llm = Scripted(replies=[UNCITED_STALE, GOOD], seen=[])
-    asked = cited_chain(llm, as_of=AS_OF, order="ranked", attribute=True, repair="ask").invoke(data)
+    asked = cited_chain(llm, as_of=AS_OF, layout=RANKED, attribute=True, repair="ask").invoke(data)
     assert asked.withheld == () and len(llm.seen[1]) == 4
     with pytest.raises(EvidencepackError, match="repair"):
         cited_chain(llm, as_of=AS_OF, repair="again")
@@ -187,7 +190,7 @@ def test_cited_chain_withholds_the_stale_document_and_asks_afresh_by_default():
 def test_cited_chain_withholds_in_ainvoke_and_astream():
     async def run():
         llm = Scripted(replies=[UNCITED_STALE, GOOD, UNCITED_STALE, GOOD], seen=[])
-        chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, order="ranked",
+        chain = cited_chain(llm, retriever=RunnableLambda(lambda q: documents()), as_of=AS_OF, layout=RANKED,
                             attribute=True)
         result = await chain.ainvoke(QUESTION)
         events = [e async for e in chain.astream(QUESTION)]
@@ -203,7 +206,7 @@ def test_other_findings_still_get_the_repair_turn_by_default(kind):
     # with nothing stale to withhold, a finding the caller chose to act on is sent back as a second turn
     first = {"uncited": "Unused PTO does not carry over.", "unsupported_value": WRONG_DATE}[kind]
     llm = Scripted(replies=[first, GOOD], seen=[])
-    chain = cited_chain(llm, as_of=AS_OF, order="ranked", regenerate_on=[kind], **{kind: "error"})
+    chain = cited_chain(llm, as_of=AS_OF, layout=RANKED, regenerate_on=[kind], **{kind: "error"})
     result = chain.invoke({"documents": documents(), "question": QUESTION})
     assert result.answer == GOOD and result.attempts == 1 and result.withheld == ()
     retry = llm.seen[1]

@@ -13,6 +13,7 @@ from llama_index.core.base.response.schema import Response  # noqa: E402
 from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata  # noqa: E402
 from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode  # noqa: E402
 
+from evidencepack import Layout  # noqa: E402
 from evidencepack.integrations.common import Delta, Done, Flagged  # noqa: E402
 from evidencepack.integrations.llamaindex import EvidencePackQueryEngine  # noqa: E402
 from fake_llm import pieces  # noqa: E402
@@ -26,6 +27,8 @@ from integration_data import (  # noqa: E402
     WRONG_DATE,
     attributed_stale,
 )
+
+RANKED = Layout(order="ranked")
 
 
 class Scripted(CustomLLM):
@@ -71,7 +74,7 @@ def nodes(extra=()):
 
 def engine(replies, found=None, **kw):
     return EvidencePackQueryEngine.from_args(retriever=Fixed(found or nodes()), llm=Scripted(replies=replies),
-                                             as_of=AS_OF, order="ranked", **kw)
+                                             as_of=AS_OF, layout=RANKED, **kw)
 
 
 def test_query_returns_response_with_included_source_nodes_and_verdict():

@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Admission, Dedup, Layout, assemble
 from evidencepack.data.demo import corpus, traps
 from evidencepack.render import PROFILES
 
@@ -15,7 +15,8 @@ AS_OF = date(2026, 6, 1)
 def one(fmt="text", profile="policy", **fields):
     rec = {"id": "a", "text": "Rule text.", "doc": "Handbook", "section": "5.2", "date": "2025-01-01",
            "source_system": "handbook", "authority": "authoritative", "sensitivity": "internal", **fields}
-    return assemble([rec], "q", as_of=fields.pop("as_of", AS_OF), format=fmt, profile=profile, boundary_key="k" * 16)
+    return assemble([rec], "q", as_of=fields.pop("as_of", AS_OF), boundary_key="k" * 16,
+                    layout=Layout(format=fmt, profile=profile))
 
 
 @pytest.mark.parametrize("fmt", ["compact", "text", "xml", "markdown", "json"])
@@ -38,7 +39,8 @@ def test_validity_status_at_boundary_dates(as_of, status):
     record = {"id": "a", "text": "t", "valid_from": "2025-01-01", "valid_until": "2025-12-31"}
     a = assemble([record], "q", as_of=as_of, boundary_key="k" * 16)
     assert f"<<<{a.boundary} BEGIN S1>>> {status} · internal\n" in a.user  # compact, the default: unlabelled
-    assert f"validity: {status} ·" in assemble([record], "q", as_of=as_of, boundary_key="k" * 16, format="text").user
+    assert f"validity: {status} ·" in assemble([record], "q", as_of=as_of, boundary_key="k" * 16,
+                                               layout=Layout(format="text")).user
 
 
 def test_no_window_means_no_status_field():
@@ -65,7 +67,7 @@ def _rec(id, topic=None, authority="authoritative", valid_until=None, embedding=
 
 def test_conflicts_grouped_by_topic():
     a = assemble([_rec("cur", "pto"), _rec("old", "pto", "informal", "2024-01-01"), _rec("other", "gym"),
-                  _rec("gym-slack", "gym", "informal")], "q", as_of=AS_OF, order="ranked")
+                  _rec("gym-slack", "gym", "informal")], "q", as_of=AS_OF, layout=Layout(order="ranked"))
     assert [(c.topic, c.current, c.others) for c in a.report.conflicts] == [
         ("pto", ("S1",), (("S2", ("informal", "EXPIRED since 2024-01-01")),)),
         ("gym", ("S3",), (("S4", ("informal",)),)),
@@ -74,8 +76,8 @@ def test_conflicts_grouped_by_topic():
 
 def test_conflicts_grouped_by_embeddings_when_no_topic():
     a = assemble([_rec("cur", embedding=[1, 0, 0]), _rec("old", authority="superseded", embedding=[0.95, 0.1, 0]),
-                  _rec("far", authority="informal", embedding=[0, 0, 1])], "q", as_of=AS_OF, order="ranked",
-                 embedding_cutoff=None)
+                  _rec("far", authority="informal", embedding=[0, 0, 1])], "q", as_of=AS_OF,
+                 layout=Layout(order="ranked"), dedup=Dedup(embedding_cutoff=None))
     [c] = a.report.conflicts
     assert c.topic is None and c.current == ("S1",) and c.others == (("S2", ("superseded",)),)
 
@@ -89,7 +91,7 @@ def test_no_conflict_when_records_agree_in_status():
 
 def test_notice_states_metadata_facts_only():
     a = assemble([_rec("cur", "pto"), _rec("old", "pto", "informal", "2024-01-01")], "q", as_of=AS_OF,
-                 order="ranked", boundary_key="k" * 16)
+                 boundary_key="k" * 16, layout=Layout(order="ranked"))
     notice = a.user.split("\n\n")[1].split(f"<<<{a.boundary} BEGIN")[0]  # compact: no blank line before blocks
     assert notice.startswith("Notice:") and "S2 is informal and EXPIRED since 2024-01-01" in notice
     assert "Text cur" not in notice and "Text old" not in notice
@@ -103,15 +105,15 @@ def test_flat_baseline_has_no_structure():
 
 def test_conflict_policy():
     surface, resolve = one().system, assemble([{"id": "a", "text": "t"}], "q", as_of=AS_OF,
-                                              conflict_policy="resolve").system
+                                              layout=Layout(conflict_policy="resolve")).system
     assert "name the handles on each side" in surface and "give one answer" in resolve
     with pytest.raises(ValueError, match="conflict_policy"):
-        assemble([{"id": "a", "text": "t"}], "q", as_of=AS_OF, conflict_policy="vote")
+        assemble([{"id": "a", "text": "t"}], "q", as_of=AS_OF, layout=Layout(conflict_policy="vote"))
 
 
 def test_custom_system_template_is_substituted_once_and_safely():
-    a = assemble([{"id": "a", "text": "Record says $boundary and ${as_of}."}], "q", as_of=AS_OF,
-                 system_template="Sources use code $boundary; today is $as_of; $unknown stays.", boundary_key="k" * 16)
+    a = assemble([{"id": "a", "text": "Record says $boundary and ${as_of}."}], "q", as_of=AS_OF, boundary_key="k" * 16,
+                 layout=Layout(system_template="Sources use code $boundary; today is $as_of; $unknown stays."))
     assert a.system == f"Sources use code {a.boundary}; today is 2026-06-01; $unknown stays."
     assert "Record says $boundary and ${as_of}." in a.user
 
@@ -123,7 +125,7 @@ def test_bundled_corpus_is_realistic_and_covers_the_trap_questions():
     assert len(records) >= 60 and all(r.topic for r in records)
     assert {r.source_system for r in records} >= {"handbook", "slack", "email", "benefits_portal"}
     assert Counter(r.sensitivity for r in records).keys() >= {"public", "internal", "confidential", "restricted"}
-    admitted = assemble(records, "q", as_of=AS_OF, budget=None, clearance="restricted")
+    admitted = assemble(records, "q", as_of=AS_OF, budget=None, admission=Admission(clearance="restricted"))
     assert len(admitted.report.records) == len(records)
     by_topic: dict[str, list] = {}
     for r in records:

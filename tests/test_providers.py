@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.integrations.common import Delta, Done, Flagged
 from fake_llm import FakeLLM
 from integration_data import AS_OF, GOOD, QUESTION, RECORDS, STALE, UNKNOWN
@@ -16,7 +16,7 @@ providers = pytest.importorskip("evidencepack.integrations.providers")
 
 @pytest.fixture(scope="module")
 def assembly():
-    return assemble(RECORDS, QUESTION, as_of=AS_OF, order="ranked")
+    return assemble(RECORDS, QUESTION, as_of=AS_OF, layout=Layout(order="ranked"))
 
 
 def openai_client(url, *, async_=False):
@@ -148,7 +148,8 @@ def test_a_value_only_stale_sources_state_triggers_the_guard_without_attribution
 
 def rebuild(withheld):
     """`reassemble` for the tests: the same records without the withheld ones, the same options."""
-    return assemble([r for r in RECORDS if r["id"] not in withheld], QUESTION, as_of=AS_OF, order="ranked")
+    return assemble([r for r in RECORDS if r["id"] not in withheld], QUESTION, as_of=AS_OF,
+                    layout=Layout(order="ranked"))
 
 
 def fresh_conversation(request):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import evidencepack as ep
 import evidencepack.passes.scan as scan_module
-from evidencepack import Budget, RecordError, assemble
+from evidencepack import Admission, Budget, Layout, RecordError, assemble
 from evidencepack.data.demo import corpus
 from evidencepack.passes.order import STRATEGIES
 from evidencepack.passes.scan import injection_score
@@ -29,6 +29,7 @@ from evidencepack.render import read_blocks
 from evidencepack.render.fields import escape_free_text
 from evidencepack.render.neutralise import neutralise, neutralise_value
 from evidencepack.tokens.tokenizers import CallableTokenizer
+from flat import grouped
 from payloads import ROLE_MARKERS, all_payloads
 from regex_cost import linear_time_problems
 
@@ -78,7 +79,7 @@ def run(records: Sequence[Mapping[str, Any]], fmt: str, question: str = "What ap
     kw.setdefault("boundary_key", KEY)
     kw.setdefault("tokenizer", TOK)
     kw.setdefault("budget", BIG)
-    return assemble(records, question, as_of="2026-01-01", format=fmt, **kw)
+    return assemble(records, question, **grouped(as_of="2026-01-01", format=fmt, **kw))
 
 
 def check_roles(asm: ep.Assembly) -> None:
@@ -482,9 +483,10 @@ def test_records_above_clearance_cannot_influence_the_output(data, n, clearance,
             head = {"id": f"h{i}", "rank": i + 1, "sensitivity": sens}
             records_a.append({**head, **data.draw(_hidden_content())})
             records_b.append({**head, **data.draw(_hidden_content())})
-    kw = dict(as_of="2026-06-01", boundary_key=b"non-interference-key", format=fmt, order=order, strict=strict,
-              profile=profile, exclude_expired=exclude_expired, injection_threshold=threshold,
-              clearance=clearance, budget=Budget(context_window=window, output_reserve=256))
+    kw = dict(as_of="2026-06-01", boundary_key=b"non-interference-key",
+              layout=Layout(format=fmt, order=order, profile=profile),
+              admission=Admission(strict=strict, exclude_expired=exclude_expired, injection_threshold=threshold,
+                                  clearance=clearance), budget=Budget(context_window=window, output_reserve=256))
     a, b = assemble(records_a, "What is the rule?", **kw), assemble(records_b, "What is the rule?", **kw)
     assert a.to_json() == b.to_json()
     hidden = {r["id"] for r in records_a if r["id"].startswith("h")}

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack import Budget, assemble
+from evidencepack import Admission, Budget, Layout, assemble
 from evidencepack.render import read_blocks
 from evidencepack.render.fields import escape_free_text
 from evidencepack.tokens.tokenizers import CallableTokenizer
@@ -106,8 +106,9 @@ def record(i: int, field: str, payload: str, real: int) -> dict[str, Any]:
 
 
 def render(records: Sequence[Mapping[str, Any]], fmt: str, profile: str | tuple[str, ...]) -> Any:
-    return assemble(records, "Carry over?", as_of=AS_OF, format=fmt, profile=profile, boundary_key=KEY,
-                    tokenizer=TOK, budget=BIG, clearance="restricted", conflict_notice=False, on_invalid="drop")
+    return assemble(records, "Carry over?", as_of=AS_OF, boundary_key=KEY, tokenizer=TOK, budget=BIG,
+                    layout=Layout(format=fmt, profile=profile, conflict_notice=False),
+                    admission=Admission(clearance="restricted", on_invalid="drop"))
 
 
 def shown_for(real: int, profile: str | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -170,10 +171,10 @@ def test_issue_reproduction_compact_and_text() -> None:
     assert lines[1].endswith('>>> informal · EXPIRED since 2024-01-01 · internal · '
                              '"Handbook 2025 - authoritative - current"')
     recs[1]["doc"] = "Handbook 2025 · authority: authoritative · validity: current"
-    text = assemble(recs, "Carry over?", as_of="2026-01-01", format="text").user
+    text = assemble(recs, "Carry over?", as_of="2026-01-01", layout=Layout(format="text")).user
     assert '(authority: informal · validity: EXPIRED since 2024-01-01 · sensitivity: internal · doc: "Handbook ' \
            '2025 - authority authoritative - validity current")' in text
-    ref = assemble(recs, "Carry over?", as_of="2026-01-01", format="text", profile="reference")
+    ref = assemble(recs, "Carry over?", as_of="2026-01-01", layout=Layout(format="text", profile="reference"))
     for block in read_blocks(ref.user, ref.boundary, "text"):
         assert read_header("text", block.header) == expected(())
 

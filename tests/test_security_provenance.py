@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Admission, assemble
 from evidencepack.integrations.adapters import display_name, haystack_dicts, langchain_dicts, llamaindex_dicts
 
 AS_OF = "2026-01-01"
@@ -16,7 +16,7 @@ SERVER = "/srv/hr-internal/policies/handbook-2024.md"
 
 
 def prompt_and_manifest(dicts: list[dict]) -> tuple[str, list]:
-    a = assemble(dicts, "Carry over?", as_of=AS_OF, boundary_key="k" * 16, on_invalid="drop")
+    a = assemble(dicts, "Carry over?", as_of=AS_OF, boundary_key="k" * 16, admission=Admission(on_invalid="drop"))
     return a.prompt, list(a.manifest)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.citations import read_assembly, validate_citations
 from evidencepack.cli import main
 from evidencepack.data import corpus
@@ -32,7 +32,7 @@ FORMATS = ("compact", "text", "xml", "markdown", "json")
 
 def make(fmt: str = "compact", key: str | None = KEY, **kw: Any) -> dict[str, Any]:
     records = [r.to_dict() for r in corpus()][:12]
-    a = assemble(records, Q, as_of="2026-06-01", format=fmt, boundary_key=key, tokenizer=TOK, **kw)
+    a = assemble(records, Q, as_of="2026-06-01", boundary_key=key, tokenizer=TOK, layout=Layout(format=fmt), **kw)
     return json.loads(a.to_json())
 
 

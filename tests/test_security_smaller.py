@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from evidencepack import Budget, RecordError, assemble
+from evidencepack import Admission, Budget, RecordError, assemble
 from evidencepack.citations import validate_citations
 from evidencepack.citations.policies import REPAIR_OPENING
 from evidencepack.integrations.adapters import haystack_dicts, llamaindex_dicts
@@ -22,7 +22,8 @@ AS_OF = "2026-01-01"
 
 
 def fates(records: list[dict[str, Any]], clearance: str = "restricted") -> list[tuple[str, str | None]]:
-    a = assemble(records, "q", as_of=AS_OF, boundary_key="k" * 16, clearance=clearance, on_invalid="drop")
+    a = assemble(records, "q", as_of=AS_OF, boundary_key="k" * 16,
+                 admission=Admission(clearance=clearance, on_invalid="drop"))
     return [(o.decision, o.reason) for o in a.report.records]
 
 

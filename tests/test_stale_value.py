@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepack import assemble, validate_citations
+from evidencepack import Layout, assemble, validate_citations
 from evidencepack.citations import withhold
 
 RECORDS = [
@@ -16,7 +16,8 @@ RECORDS = [
     {"id": "hb-eap", "text": "The assistance programme offers 6 free counselling sessions a year.", "doc": "Handbook",
      "authority": "authoritative"},
 ]
-A = assemble(RECORDS, "How much of my gym membership is reimbursed each month?", as_of="2026-06-01", order="ranked")
+A = assemble(RECORDS, "How much of my gym membership is reimbursed each month?", as_of="2026-06-01",
+             layout=Layout(order="ranked"))
 CUR, OLD = (next(m.handle for m in A.manifest if m.id == i) for i in ("hb-2026", "mail-2022"))
 
 
@@ -48,7 +49,7 @@ def test_reported_or_current_values_are_not_flagged(answer: str) -> None:
 
 
 def test_values_in_the_question_count_as_given() -> None:
-    a = assemble(RECORDS, "Is it still $75 a month?", as_of="2026-06-01", order="ranked")
+    a = assemble(RECORDS, "Is it still $75 a month?", as_of="2026-06-01", layout=Layout(order="ranked"))
     assert "stale_value" not in [f.kind for f in validate_citations("It is not $75 a month.", a).findings]
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from evidencepack import CallableTokenizer, TokenizerError, get_tokenizer
+from evidencepack import CallableTokenizer, Layout, TokenizerError, get_tokenizer
 from evidencepack.tokens.tokenizers import CountCache
 
 
@@ -67,7 +67,7 @@ def test_a_warm_assembly_never_tokenizes_the_whole_prompt_again(fmt: str) -> Non
     tok = get_tokenizer("o200k_base")
     records = [{"id": f"r{i}", "text": f"Record {i}: the rule number {i} says something different."}
                for i in range(8)]
-    assemble(records, f"first question on {fmt}?", as_of="2026-06-01", tokenizer=tok, format=fmt)
+    assemble(records, f"first question on {fmt}?", as_of="2026-06-01", tokenizer=tok, layout=Layout(format=fmt))
     lengths: list[int] = []
     count = tok.count
 
@@ -77,7 +77,8 @@ def test_a_warm_assembly_never_tokenizes_the_whole_prompt_again(fmt: str) -> Non
 
     tok.count = spy  # type: ignore[method-assign]
     try:
-        a = assemble(records, f"a second question on {fmt}?", as_of="2026-06-01", tokenizer=tok, format=fmt)
+        a = assemble(records, f"a second question on {fmt}?", as_of="2026-06-01", tokenizer=tok,
+                     layout=Layout(format=fmt))
     finally:
         del tok.count
     assert lengths and max(lengths) < len(a.user) / 2

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack import assemble
+from evidencepack import Admission, Layout, assemble
 from evidencepack.citations import validate_citations, with_notes, withheld_note, withhold
 from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import AssemblyFormatError, CitationInputError, EvidencepackError
@@ -28,7 +28,7 @@ STALE_CLAIM = "Employees may carry up to 5 days of unused PTO into the next cale
 
 
 def small(records=RECORDS, **options):
-    return assemble(records, QUESTION, as_of=AS_OF, order="ranked", **options)
+    return assemble(records, QUESTION, as_of=AS_OF, layout=Layout(order="ranked"), **options)
 
 
 def test_the_sources_withheld_from_the_demo_are_named_with_authority_expiry_and_date() -> None:
@@ -78,11 +78,12 @@ def test_not_yet_valid_with_and_without_a_reported_date() -> None:
     records = [{**RECORDS[0], "topic": "pto"},
                {"id": "hb-2027", "text": "From 2027, three days carry over.", "doc": "Handbook 2027",
                 "authority": "authoritative", "valid_from": "2027-01-01", "topic": "pto", "date": "2026-05-01"}]
-    grouped = small(records, exclude_not_yet_valid=False)
+    grouped = small(records, admission=Admission(exclude_not_yet_valid=False))
     assert grouped.report.conflicts
     assert withheld_note(["hb-2027"], grouped).endswith(
         ": Handbook 2027 (not valid until 2027-01-01, dated 2026-05-01).")
-    loose = small([{k: v for k, v in r.items() if k != "topic"} for r in records], exclude_not_yet_valid=False)
+    loose = small([{k: v for k, v in r.items() if k != "topic"} for r in records],
+                  admission=Admission(exclude_not_yet_valid=False))
     assert withheld_note(["hb-2027"], loose).endswith(
         ": Handbook 2027 (not valid until 2027-01-01, dated 2026-05-01).")
 
@@ -150,7 +151,7 @@ NAMES = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_si
 @given(doc=NAMES, section=NAMES)
 def test_any_name_a_record_carries_stays_one_short_inert_line(doc: str, section: str) -> None:
     record = {"id": "weak", "text": "Old rule.", "authority": "informal", "doc": doc, "section": section}
-    a = assemble([RECORDS[0], record], QUESTION, as_of=AS_OF, on_invalid="drop")
+    a = assemble([RECORDS[0], record], QUESTION, as_of=AS_OF, admission=Admission(on_invalid="drop"))
     if "weak" not in {m.id for m in a.manifest}:
         return  # a name the assembler itself refused (reported in the report, not ours to describe)
     note = withheld_note(["weak"], a)

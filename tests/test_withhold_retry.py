@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.errors import EvidencepackError, OptionError
 from evidencepack.integrations.common import (
     Answered,
@@ -30,7 +30,8 @@ STALE_CITED = "Up to five days of PTO carry over into the next year [S2]."  # ci
 
 
 def build(withheld=()):
-    return assemble([r for r in RECORDS if r["id"] not in withheld], QUESTION, as_of=AS_OF, order="ranked")
+    return assemble([r for r in RECORDS if r["id"] not in withheld], QUESTION, as_of=AS_OF,
+                    layout=Layout(order="ranked"))
 
 
 class Script:

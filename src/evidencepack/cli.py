@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import MISSING
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -19,13 +20,10 @@ from . import __version__, safejson
 from .assemble import assemble
 from .errors import EvidencepackError
 from .errors import UsageError as UsageError  # re-exported from its old home
-from .options import NOTICE_PLACEMENTS, NOTICE_STYLES
-from .passes.budget import Budget
-from .passes.order import STRATEGIES
+from .options import GROUPS, OptionRow, option_rows
+from .optspec import SAME
 from .records.jsonl import Line, read_jsonl_bytes
-from .records.record import SENSITIVITIES
-from .render import FORMATS, MARKINGS, PROFILES
-from .render.prompts import ABSTAIN_RULES, CONFLICT_RULES
+from .render import PROFILES
 from .report import report_table
 from .seal import verify_env
 
@@ -42,55 +40,40 @@ class Parser(argparse.ArgumentParser):
 
 
 def _add_assembly_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as-of", help="date at which validity is judged (YYYY-MM-DD; default: today)")
-    p.add_argument("--window", type=int, default=8192, help="context window in tokens (default 8192)")
-    p.add_argument("--output-reserve", type=int, default=1024, help="tokens kept for the answer (default 1024)")
-    p.add_argument("--safety-margin", type=int, default=128, help="tokens kept for drift (default 128)")
-    p.add_argument("--max-records", type=int, help="include at most this many records")
-    p.add_argument("--fill-gaps", action="store_true", help="let smaller lower-ranked records use room left")
-    p.add_argument("--order", choices=STRATEGIES, default="edges-authority",
-                   help="seating of records (default edges-authority: edges, with the current authoritative "
-                        "record of a conflict group on the best edge)")
-    p.add_argument("--format", choices=FORMATS, default="compact",
-                   help="block format (default compact: the text block with the header on the BEGIN line)")
-    p.add_argument("--profile", default="policy",
-                   help=f"header fields: {', '.join(PROFILES)}, or a comma-separated list (default policy)")
-    p.add_argument("--clearance", choices=SENSITIVITIES, default="internal",
-                   help="highest sensitivity the caller may see (default internal)")
-    p.add_argument("--tokenizer", default=None,
-                   help="o200k_base (default), cl100k_base, a model name such as gpt-4o, or a tokenizer.json")
-    p.add_argument("--model", default=None,
-                   help="the target model, counted exactly with its tokenizer and chat framing: an OpenAI model "
-                        "name (gpt-4o, gpt-4.1-mini, …), a .gguf file, or a Hugging Face model directory or "
-                        "tokenizer.json")
-    p.add_argument("--exclude-expired", action="store_true", help="drop expired records instead of labelling")
-    p.add_argument("--exclude-superseded", action="store_true", help="drop records whose authority is superseded")
-    p.add_argument("--conflict-policy", choices=tuple(CONFLICT_RULES), default="surface")
-    p.add_argument("--no-notice", action="store_true", help="do not put a conflict notice above the sources")
-    p.add_argument("--notice-placement", choices=NOTICE_PLACEMENTS, default="sources",
-                   help="conflict notice above the sources (default) or after them, by the question")
-    p.add_argument("--notice-style", choices=NOTICE_STYLES, default="facts",
-                   help="facts: the metadata facts only (default); directive: also what to do with them")
-    p.add_argument("--abstain", choices=tuple(ABSTAIN_RULES), default="last-resort",
-                   help="when the model may say it does not know (default last-resort: only if no source "
-                        "answers, else give the current authoritative answer; if-unanswered: the original line)")
-    p.add_argument("--reminder", action="store_true", help="restate the instructions after the question")
-    p.add_argument("--scaffold", action="store_true",
-                   help="ask for an answer form: the answer with handles, then a line naming conflicts")
-    p.add_argument("--conflict-form", action="store_true",
-                   help="put the conflict groups in an answer form after the question (instead of the notice "
-                        "above the sources): the answer with handles, then a line per group to fill in with what "
-                        "the weak sources say")
-    p.add_argument("--example", action="store_true",
-                   help="add a worked example of a cited, conflict-naming answer to the system prompt")
-    p.add_argument("--marking", choices=MARKINGS, default="none", help="spotlighting datamarking of record text")
-    p.add_argument("--injection-threshold", type=float,
-                   help="drop records whose injection score is above this (0-1); default: score only")
-    p.add_argument("--lazy", action="store_true",
-                   help="validate only the records the budget reaches (the library default); without it every "
-                        "record is validated first and a malformed one anywhere is an error")
-    p.add_argument("--on-invalid", choices=("raise", "drop"), default="raise",
-                   help="drop: report a malformed or repeated record instead of failing (default raise)")
+    """One flag per assembly option, generated from the option fields' metadata (`options.option_rows`)."""
+    for row in option_rows():
+        _add_option(p, row)
+
+
+def _dest(row: OptionRow) -> str:
+    return f"opt_{row.group}_{row.name}" if row.group else row.name
+
+
+def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
+    spec, dest = row.spec, _dest(row)
+    default = row.default if spec.cli_default is SAME else spec.cli_default
+    shown = "" if default is None or default is MISSING or spec.cli in ("switch", "negate", "consts") \
+        else f" (default {getattr(default, 'name', default)})"
+    if spec.cli == "env":
+        return  # a secret: only from the environment, never argv
+    if spec.cli == "consts":
+        group = p.add_mutually_exclusive_group()
+        for flag, value, help_ in spec.consts:
+            group.add_argument(flag, dest=dest, action="store_const", const=value, help=help_)
+        p.set_defaults(**{dest: default})
+        return
+    flag, help_ = spec.flag_name(row.name), (spec.flag_help or spec.help) + shown
+    if spec.cli in ("switch", "negate"):
+        p.add_argument(flag, dest=dest, action="store_true" if spec.cli == "switch" else "store_false",
+                       default=default, help=help_)
+        return
+    if spec.cli == "special":  # --as-of: no default here, today's date is read when it is left out
+        p.add_argument(flag, dest=dest, help=help_)
+        return
+    choices = tuple(spec.choices()) if spec.choices else None
+    metavar = "FILE" if spec.cli == "file" else None if choices else row.name.upper()
+    p.add_argument(flag, dest=dest, type=spec.parse or str, choices=choices,
+                   default=None if row.group == "" else default, metavar=metavar, help=help_)
 
 
 def _profile(value: str) -> str | list[str]:
@@ -111,19 +94,28 @@ def _as_of(value: str | None) -> object:
     return value
 
 
+def _cli_value(row: OptionRow, value: Any) -> Any:
+    if row.spec.cli == "profile" and isinstance(value, str):
+        return _profile(value)
+    if row.spec.cli == "file" and value is not None:
+        path = Path(value)
+        if not path.is_file():
+            raise UsageError(f"{row.spec.flag_name(row.name)}: file not found: {value}")
+        return path.read_text("utf-8")
+    return value
+
+
 def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return dict(
-        as_of=_as_of(args.as_of), profile=_profile(args.profile), strict=not args.lazy, on_invalid=args.on_invalid,
-        budget=Budget(context_window=args.window, output_reserve=args.output_reserve,
-                      safety_margin=args.safety_margin, max_records=args.max_records, fill_gaps=args.fill_gaps),
-        tokenizer=args.tokenizer, model=args.model, order=args.order, format=args.format,
-        clearance=args.clearance, exclude_expired=args.exclude_expired,
-        exclude_superseded=args.exclude_superseded, conflict_policy=args.conflict_policy,
-        conflict_notice=not args.no_notice, marking=args.marking, injection_threshold=args.injection_threshold,
-        notice_placement=args.notice_placement, notice_style=args.notice_style, abstain=args.abstain,
-        reminder=args.reminder, scaffold=args.scaffold, example=args.example,
-        conflict_form=args.conflict_form,
-    )
+    """`assemble` keyword arguments from the parsed flags: each group built from its fields' flags."""
+    groups: dict[str, dict[str, Any]] = {}
+    top: dict[str, Any] = {}
+    for row in option_rows():
+        if row.spec.cli == "env":
+            continue
+        value = _cli_value(row, getattr(args, _dest(row)))
+        (groups.setdefault(row.group, {}) if row.group else top)[row.name] = value
+    top["as_of"] = _as_of(top.get("as_of"))
+    return {**top, **{name: cls(**groups.get(name, {})) for name, cls in GROUPS}}
 
 
 def _read_records(path: str) -> list[Line]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.citations.attribution import attribute, content_words, sources_of, unsupported_value
 from evidencepack.citations.parse import handles_in
 from evidencepack.citations.sentences import split_sentences
@@ -73,7 +73,7 @@ def test_attribution_reads_the_json_form_too() -> None:
 
 
 def test_flat_prompts_have_no_sources_to_attribute() -> None:
-    flat = assemble(RECORDS, QUESTION, as_of="2026-06-01", format="flat", boundary_key=DEMO_KEY)
+    flat = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout(format="flat"))
     assert [a.handles for a in attribute("Any balance left on December 31 is forfeited.", flat)] == [()]
 
 

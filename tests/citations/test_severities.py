@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencepack import assemble
+from evidencepack import Admission, Layout, assemble
 from evidencepack.citations import (
     SEVERITIES,
     Severities,
@@ -35,8 +35,8 @@ RECORDS = [
     {"id": "hb-2020", "text": "Gym memberships are covered up to $30 a month.", "doc": "Handbook 2020",
      "authority": "authoritative", "valid_until": "2021-01-01", "topic": "gym"},
 ]
-A = assemble(RECORDS, "How much of my gym membership is reimbursed each month?", as_of="2026-06-01", order="ranked",
-             exclude_expired=True)
+A = assemble(RECORDS, "How much of my gym membership is reimbursed each month?", as_of="2026-06-01",
+             layout=Layout(order="ranked"), admission=Admission(exclude_expired=True))
 CUR, OLD = (next(m.handle for m in A.manifest if m.id == i) for i in ("hb-2026", "mail-2022"))
 #: One answer per finding kind that raises a finding of that kind.
 RAISES = {

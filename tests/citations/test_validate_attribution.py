@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.citations import (
     SEVERITIES,
     StreamValidator,
@@ -152,7 +152,7 @@ def test_attribution_needs_the_prompt() -> None:
 
 
 def test_a_worked_example_in_the_system_prompt_is_never_a_source() -> None:
-    a = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, example=True)
+    a = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout(example=True))
     index = read_assembly(a)
     assert set(index.passages) == {m.handle for m in a.manifest}
     assert "library" not in " ".join(index.passages.values())

@@ -8,6 +8,7 @@ import json
 
 from ..assemble import assemble
 from ..records.record import Record
+from ..render.layout import Layout
 from ..report import report_table
 from . import corpus, traps
 
@@ -34,7 +35,7 @@ def demo_records() -> tuple[list[Record], str]:
 def run_demo(as_of: str = "2026-06-01") -> str:
     records, question = demo_records()
     # The failing pipeline knows nothing of metadata: plain edges seating, not the authority-aware default.
-    flat = assemble(records, question, as_of=as_of, format="flat", order="edges", boundary_key=DEMO_KEY)
+    flat = assemble(records, question, as_of=as_of, layout=Layout.preset("flat"), boundary_key=DEMO_KEY)
     structured = assemble(records, question, as_of=as_of, boundary_key=DEMO_KEY)
     rule = "=" * 100
     return "\n".join([

@@ -16,8 +16,10 @@ from ..assemble import Assembly, assemble
 from ..citations.policies import repair_line, repair_prompt, withhold
 from ..citations.severities import SEVERITIES
 from ..errors import BackendError, DatasetError, OptionError
+from ..passes.admit import ADMISSIONS
 from ..passes.budget import Budget
 from ..records.record import Record
+from ..render.layout import VARIANTS, Layout
 from .backends import Backend, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
 from .datasets import SweepItem, TrapQuestion, sweep_correct
@@ -25,7 +27,8 @@ from .judge import Judgement, LLMJudge, judge
 
 EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducible prompts, cacheable answers
 #: A condition is a base, optionally followed by `+variant` parts: `structured+reminder+guard`. The harness
-#: only selects assembly options (each variant is a named option of the pass it belongs to, see `Options`);
+#: only selects the library's option groups (a layout preset, its named variants, an admission preset; see
+#: `render.layout`);
 #: `guard` is the one part that changes what the harness does (one retry, see below).
 #: - `structured` is what `assemble` does by default, whatever the defaults are when you run it: the product.
 #: - `original` pins the first structured layout (`text` blocks, `edges` order, the `if-unanswered` line), so its
@@ -33,31 +36,15 @@ EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducibl
 #:   (they were run when it was still called `structured`).
 #: - `flat` is the failing baseline: record texts joined, no handles, no metadata. `flat+exclude` flattens the
 #:   records `structured+exclude` keeps, to tell what the structure does from what leaving stale records out does.
-TRAP_BASES: dict[str, dict[str, Any]] = {
-    "flat": {"format": "flat", "order": "edges"},
-    "structured": {},
-    "original": {"format": "text", "profile": "policy", "conflict_notice": True, "order": "edges",
-                 "abstain": "if-unanswered"},
-}
-TRAP_VARIANTS: dict[str, dict[str, Any]] = {
-    "guard": {},
-    "exclude": {"exclude_expired": True, "exclude_superseded": True},
-    "reminder": {"reminder": True},  # the instructions restated after the question
-    "scaffold": {"scaffold": True},  # an answer form: answer with handles, then a conflicts line
-    "conflict-form": {"conflict_form": True},  # the conflict groups as an answer form after the question
-    "example": {"example": True},  # one worked, cited, conflict-naming answer on made-up content
-    "notice-question": {"notice_placement": "question"},  # the conflict notice after the sources, by the question
-    "directive": {"notice_style": "directive"},  # the notice says what to do with the facts it states
-    "authority-edges": {"order": "edges-authority"},  # current record on an edge, stale ones in the middle
-    "compact": {"format": "compact"},  # fewer header and delimiter tokens
-    "last-resort": {"abstain": "last-resort"},  # "I do not know" only when no source answers
-}
+TRAP_BASES: dict[str, Layout] = {"flat": Layout.preset("flat"), "structured": Layout.preset("default"),
+                                  "original": Layout.preset("original")}
+#: The `+variant` parts: the library's layout variants (`render.layout.VARIANTS`: reminder, scaffold,
+#: conflict-form, example, notice-question, directive, authority-edges, compact, last-resort), `exclude` (the
+#: library's `exclude-stale` admission: expired and superseded records left out) and `guard`.
+TRAP_VARIANTS: tuple[str, ...] = ("guard", "exclude", *VARIANTS)
 #: The named conditions (any other `+` combination of a base and variants is accepted too).
-TRAP_CONDITIONS: dict[str, dict[str, Any]] = {
-    "flat": TRAP_BASES["flat"],
-    **{b: TRAP_BASES[b] for b in ("structured", "original")},
-    **{f"{b}+{v}": {**TRAP_BASES[b], **o} for b in ("structured", "original") for v, o in TRAP_VARIANTS.items()},
-}
+TRAP_CONDITIONS: tuple[str, ...] = ("flat", "structured", "original",
+                                    *(f"{b}+{v}" for b in ("structured", "original") for v in TRAP_VARIANTS))
 #: The findings the guard regenerates on by default. `uncited` and `unsupported_value` are the ones small models
 #: earn (they rarely write a handle); select them with `TrapRun.guard_kinds` / `eval traps --guard-on`.
 GUARD_KINDS = ("stale_only", "unknown_handle")
@@ -77,7 +64,8 @@ Progress = Callable[[int, int], None]
 
 
 def condition_options(condition: str) -> dict[str, Any]:
-    """The assembly options a condition name selects; `OptionError` for an unknown base or variant."""
+    """The `assemble` option groups a condition name selects (`layout`, and `admission` for `+exclude`);
+    `OptionError` for an unknown base or variant."""
     base, *parts = condition.split("+")
     if base not in TRAP_BASES:
         raise OptionError(f"unknown condition(s) {condition}: a condition starts with {' or '.join(TRAP_BASES)}, "
@@ -89,10 +77,9 @@ def condition_options(condition: str) -> dict[str, Any]:
     if base == "flat" and set(parts) - {"exclude"}:
         raise OptionError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
                          "structured+exclude prompt shows, flattened)")
-    out = dict(TRAP_BASES[base])
-    for p in parts:
-        out.update(TRAP_VARIANTS[p])
-    return out
+    layout = TRAP_BASES[base].with_variants(*(p for p in parts if p in VARIANTS))
+    admission = ADMISSIONS["exclude-stale" if "exclude" in parts else "default"]
+    return {"layout": layout, "admission": admission}
 
 
 def is_guarded(condition: str) -> bool:
@@ -349,9 +336,10 @@ class SweepRun:
         if item.condition == "closed_book":
             msgs = [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": item.question}]
             return msgs, None, 0
-        a = assemble(list(item.records), item.question, as_of=self.as_of, order=item.order, profile="minimal",
-                     format="text", abstain="if-unanswered", conflict_notice=False, boundary_key=EVAL_KEY,
-                     system_template=self.system, model=self.model)  # pinned: the cached answers stay valid
+        layout = Layout(order=item.order, profile="minimal", format="text", abstain="if-unanswered",
+                        conflict_notice=False, system_template=self.system)  # pinned: the cached answers stay valid
+        a = assemble(list(item.records), item.question, as_of=self.as_of, layout=layout, boundary_key=EVAL_KEY,
+                     model=self.model)
         if len(a.manifest) != len(item.records):
             dropped = [o.id for o in a.report.records if o.decision != "included"]
             raise DatasetError(f"{item.qid}: the assembly dropped {dropped}; a sweep must keep every record")

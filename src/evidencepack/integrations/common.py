@@ -38,6 +38,7 @@ from ..citations.policies import REPAIR_OPENING
 from ..citations.severities import Severities, Severity
 from ..errors import OptionError
 from ..options import Options
+from ..passes.admit import Admission
 from ..records.record import Record
 
 OnInvalid = Literal["raise", "drop"]
@@ -65,11 +66,15 @@ class ChatMessage(TypedDict):
 
 
 def assemble_lenient(records: Iterable[Record | Mapping[str, Any]], question: str, *,
-                     on_invalid: OnInvalid = "drop", **kwargs: Any) -> Assembly:
+                     on_invalid: OnInvalid = "drop", admission: Admission | None = None, **kwargs: Any) -> Assembly:
     """`assemble` with `on_invalid="drop"` by default: a bad or repeated record is reported (`invalid_record`,
     `empty_text`, `duplicate` with `duplicate_of`) and an unusable field value is left out with a note in
-    `Outcome.notes`, instead of failing the request. The one entry point every component uses."""
-    return assemble(records, question, on_invalid=on_invalid, **kwargs)
+    `Outcome.notes`, instead of failing the request. The one entry point every component uses; `on_invalid`
+    replaces the one of `admission`, every other keyword is `assemble`'s."""
+    if admission is not None and not isinstance(admission, Admission):
+        raise OptionError(f"admission must be an Admission, got {type(admission).__name__}")
+    return assemble(records, question, admission=replace(admission or Admission(), on_invalid=on_invalid),
+                    **kwargs)
 
 
 # -- answering ------------------------------------------------------------------------------------------
@@ -396,6 +401,7 @@ def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, An
     if not isinstance(settings, Mapping):
         raise OptionError("the assembly's report has no settings to reassemble from")
     kwargs = {**Options.kwargs_from_settings(settings), **options}
+    kwargs.setdefault("on_invalid", kwargs["admission"].on_invalid)  # the recorded one, not assemble_lenient's
     kept = list(records)
     expected = _ranked_ids(original.get("manifest", ())) if original is not None else None
 

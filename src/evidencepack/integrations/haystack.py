@@ -43,6 +43,7 @@ from ..assemble import Assembly
 from ..citations import SourceIndex, withheld_note
 from ..citations.severities import Severities, Severity
 from ..errors import OptionError
+from ..options import Options
 from ..passes.budget import Budget
 from ..seal import verify_env
 from .adapters import ScoreKind, haystack_dicts
@@ -74,7 +75,9 @@ def to_chat_messages(messages: list[ChatMessage]) -> list[HSMessage]:
 class EvidencePackAssembler:
     """Documents + question -> `messages` (for a chat generator), `prompt`, `assembly` (JSON-ready dict), the
     included `documents` in handle order, and the `question` as given (for `CitationValidator.question`).
-    Keyword options are `assemble`'s, JSON-simple values only; `budget` is a dict of `Budget` fields."""
+    `options` are flat `report.settings` keys with JSON-simple values (`{"order": "ranked", "format": "text"}`,
+    docs/options.md; read by `Options.kwargs_from_settings`) plus, optionally, `boundary_key`; `budget` is a dict
+    of `Budget` fields."""
 
     def __init__(self, as_of: str, *, budget: dict[str, Any] | None = None, on_invalid: OnInvalid = "drop",
                  score_kind: ScoreKind = "similarity", options: dict[str, Any] | None = None) -> None:
@@ -83,14 +86,14 @@ class EvidencePackAssembler:
         self.on_invalid = on_invalid
         self.score_kind = score_kind
         self.options = options or {}
-        Budget(**(budget or {}))  # a bad budget fails when the pipeline is built, not at the first query
+        Budget(**(budget or {}))  # a bad budget or option fails when the pipeline is built, not at the first query
+        self._assemble_kwargs()
 
     @component.output_types(messages=list[HSMessage], prompt=str, assembly=dict[str, Any],
                             documents=list[Document], question=str)
     def run(self, documents: list[Document], question: str) -> dict[str, Any]:
         dicts = haystack_dicts(documents, score_kind=self.score_kind)
-        assembly = assemble_lenient(dicts, question, as_of=self.as_of, on_invalid=self.on_invalid,
-                                    budget=Budget(**(self.budget or {})), **self.options)
+        assembly = assemble_lenient(dicts, question, on_invalid=self.on_invalid, **self._assemble_kwargs())
         by_id: dict[str, Document] = {}
         for doc, data in zip(documents, dicts):
             by_id.setdefault(str(data["id"]), doc)
@@ -101,6 +104,14 @@ class EvidencePackAssembler:
             "documents": [by_id[m.id] for m in assembly.manifest if m.id in by_id],
             "question": question,
         }
+
+    def _assemble_kwargs(self) -> dict[str, Any]:
+        """The option groups the flat JSON options stand for (no deprecated keywords reach `assemble`)."""
+        flat = dict(self.options)
+        key = flat.pop("boundary_key", None)
+        kwargs = Options.kwargs_from_settings(flat)
+        kwargs.update(as_of=self.as_of, budget=Budget(**(self.budget or {})))
+        return {**kwargs, "boundary_key": key} if key is not None else kwargs
 
     def to_dict(self) -> dict[str, Any]:
         return default_to_dict(self, as_of=self.as_of, budget=self.budget, on_invalid=self.on_invalid,

@@ -76,7 +76,8 @@ def records_from(documents: Iterable[Any], *, score_kind: ScoreKind = "similarit
 
 class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
     """`{"documents": [...], "question": "..."}` -> `AssembledPrompt`. Keyword arguments are `assemble`'s
-    (`as_of` is required); `on_invalid="drop"` (default) reports bad documents instead of raising."""
+    (`as_of` is required; the option groups `budget=`, `admission=`, `dedup=`, `layout=`); `on_invalid="drop"`
+    (default) reports bad documents instead of raising."""
 
     def __init__(self, *, as_of: Any, on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                  **assemble_kwargs: Any) -> None:

@@ -82,7 +82,7 @@ class EvidencePackQueryEngine(CustomQueryEngine):
         """The citation options are `Policy`'s (`attribute=True` checks uncited sentences against the sources
         their content matches; `repair="withhold"`, the default, asks a stale-only answer's question again on
         the retrieved nodes without the weak ones it rested on, `"ask"` sends a repair turn instead); keyword
-        arguments beyond these are `assemble`'s (`order`, `budget`, …)."""
+        arguments beyond these are `assemble`'s (`layout=Layout(order=...)`, `budget=Budget(...)`, …)."""
         policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
                         severities=Severities(uncited=uncited, stale_only=stale_only,
                                               unsupported_value=unsupported_value),

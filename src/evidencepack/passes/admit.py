@@ -10,11 +10,57 @@ be discussed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from ..errors import OptionError
+from ..optspec import check_bool, check_choice, check_number, option, optional_float
 from ..records.candidates import Candidate, Dropped, PassResult, Status
 from ..records.ranking import Pending, parse_pending
 from ..records.record import SENSITIVITIES, Record, When, strictly_before
+
+ON_INVALID = ("raise", "drop")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Which records may enter at all (the admission passes' option group: admit, and the screen pass's
+    injection threshold). `injection_threshold` lives here, not in a group of its own: like the exclude switches
+    it decides whether a record is let in (a drop with its reason), from the record alone, before dedup and
+    budget; it changes nothing of how an admitted record looks."""
+
+    clearance: str = option("internal", "the highest sensitivity the caller may see; a record above it is dropped "
+                            "before the rest of it is read", choices=lambda: SENSITIVITIES)
+    exclude_expired: bool = option(False, "drop expired records (default: keep them, labelled EXPIRED)",
+                                   cli="switch")
+    exclude_not_yet_valid: bool = option(False, "drop records not valid yet at as_of (default: keep them, "
+                                         "labelled)", cli="switch")
+    exclude_superseded: bool = option(False, "drop records whose authority is superseded (default: keep them, "
+                                      "labelled)", cli="switch")
+    on_invalid: str = option("raise", "raise: a malformed or repeated record fails the call; drop: it is "
+                             "reported and left out", choices=lambda: ON_INVALID)
+    strict: bool = option(False, "validate every record the caller may see before any work, so a malformed "
+                          "record anywhere fails the call (default: only the records the budget reaches; the "
+                          "command line validates all unless given --lazy)", flag="--lazy", cli="negate",
+                          cli_default=True, flag_help="validate only the records the budget reaches (the library "
+                          "default); without it every record is validated first and a malformed one anywhere is an "
+                          "error")
+    injection_threshold: float | None = option(
+        None, "drop records whose injection score (0-1) is above this (default none: score and report only)",
+        parse=optional_float)
+
+    def __post_init__(self) -> None:
+        check_choice("clearance", self.clearance, SENSITIVITIES)
+        check_choice("on_invalid", self.on_invalid, ON_INVALID)
+        for name in ("exclude_expired", "exclude_not_yet_valid", "exclude_superseded", "strict"):
+            check_bool(name, getattr(self, name))
+        check_number("injection_threshold", self.injection_threshold, low=0.0, high=1.0, optional=True)
+
+
+#: Named admissions: `exclude-stale` leaves expired and superseded records out instead of labelling them.
+ADMISSIONS: dict[str, Admission] = {
+    "default": Admission(),
+    "exclude-stale": Admission(exclude_expired=True, exclude_superseded=True),
+}
 
 
 def validity_status(record: Record, as_of: When) -> Status:

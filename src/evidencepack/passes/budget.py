@@ -11,20 +11,24 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import BudgetError
+from ..optspec import option
 from ..records.candidates import Candidate, Dropped
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How the context window is shared. All figures are tokens of the target model's tokenizer."""
+    """How the context window is shared (the budget pass's option group). All figures are tokens of the target
+    model's tokenizer. A figure out of range raises `BudgetError` naming it."""
 
-    context_window: int = 8192
-    output_reserve: int = 1024
-    safety_margin: int = 128
-    max_records: int | None = None
+    context_window: int = option(8192, "the context window in tokens", flag="--window", parse=int)
+    output_reserve: int = option(1024, "tokens kept for the answer", parse=int)
+    safety_margin: int = option(128, "tokens kept for tokenizer drift and chat-template overhead", parse=int)
+    max_records: int | None = option(None, "include at most this many records (default: no limit)", parse=int)
     #: False (the default) stops at the first record that does not fit, so lower ranks never jump
     #: ahead of a higher-ranked record; True lets smaller lower-ranked records use the room left.
-    fill_gaps: bool = False
+    fill_gaps: bool = option(False, "let smaller lower-ranked records use the room a larger one left (default: "
+                             "stop at the first record that does not fit, so no lower rank jumps ahead)",
+                             cli="switch")
 
     def __post_init__(self) -> None:
         for name in ("context_window", "output_reserve", "safety_margin"):
@@ -33,8 +37,11 @@ class Budget:
                 raise BudgetError(f"{name} must be a non-negative integer, got {value!r}")
         if self.context_window == 0:
             raise BudgetError("context_window must be positive")
-        if self.max_records is not None and (not isinstance(self.max_records, int) or self.max_records < 0):
+        if self.max_records is not None and (isinstance(self.max_records, bool) or not isinstance(
+                self.max_records, int) or self.max_records < 0):
             raise BudgetError(f"max_records must be a non-negative integer, got {self.max_records!r}")
+        if not isinstance(self.fill_gaps, bool):
+            raise BudgetError(f"fill_gaps must be True or False, got {type(self.fill_gaps).__name__}")
 
     def retrieval_budget(self, system_tokens: int, question_tokens: int, *, framing: int = 0) -> int:
         """What is left for sources once every reserve is taken; an error, never a negative number.

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..records.candidates import Candidate
+from ..records.candidates import Candidate, status_text
 from ..records.vectors import cosine
-from ..render.fields import status_text
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
+from ..optspec import check_number, option, optional_float
 from ..records.candidates import Candidate, Dropped
 from ..records.vectors import cosine
 from . import lsh as _lsh
@@ -43,6 +45,24 @@ SHINGLE_SIZE = 5
 EXACT_SCAN_LIMIT = 64
 #: Once LSH is on, embeddings are compared with this many of the first and of the latest kept records.
 EMBEDDING_WINDOW = 64
+
+
+
+@dataclass(frozen=True)
+class Dedup:
+    """When two records count as one (the dedup pass's option group)."""
+
+    threshold: float = option(DEFAULT_THRESHOLD, "Jaccard similarity of 5-gram shingles at or above which two "
+                              "records are near-duplicates (above 1: exact duplicates only)", key="dedup_threshold",
+                              parse=float)
+    embedding_cutoff: float | None = option(EMBEDDING_CUTOFF, "cosine of caller-supplied embeddings at or above "
+                                            "which two records are duplicates (none: embeddings never merge)",
+                                            parse=optional_float)
+
+    def __post_init__(self) -> None:
+        check_number("dedup_threshold", self.threshold, low=0.0, low_open=True)
+        check_number("embedding_cutoff", self.embedding_cutoff, low=-1.0, high=1.0, optional=True)
+
 
 Fingerprint = tuple[bytes, frozenset[str], tuple[str, ...], frozenset[str]]
 Guards = tuple[tuple[str, ...], frozenset[str]]  # (numbers, negation words): texts must agree on both

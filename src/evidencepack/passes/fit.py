@@ -2,9 +2,11 @@
 
 `frame_request` reserves what is not retrieval (system prompt, question and its frame) and derives two bounds
 for the budget pass: the widest handle any block can get, and the longest text that could still fit.
-`Blocks` prepares and costs candidates for the budget pass. `fit` seats the selection, adds the conflict
-notice, renders it and counts the result; should the real count overshoot, the lowest-ranked record leaves
-and it renders again, so the prompt always fits.
+`Blocks` prepares and costs candidates for the budget pass. `fit` is the recount loop: each attempt seats the
+selection (the order pass), finds its conflicts (the conflicts pass), adds the notice and renders (the
+renderer), then counts; should the real count overshoot, the lowest-ranked record leaves and it renders
+again, so the prompt always fits. What fit needs of the options it is given (`Request`), so it never imports
+`Options`.
 
 Blocks are costed with a fixed-width stand-in for the boundary (`BOUNDARY_PLACEHOLDER`) and the widest handle,
 so a cost depends on the record and the options only: the selection never depends on the secret key, and
@@ -15,26 +17,42 @@ the real prompt is counted whole.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from string import Template
+from typing import Protocol
 
 from ..errors import BudgetError
-from ..options import Options
 from ..records.candidates import Candidate, Dropped
+from ..records.record import When
 from ..render import Prepared, mentions, prepare
-from ..render.guidance import after_question, example
-from ..render.neutralise import safe_label
-from ..render.prompts import (
-    BOUNDARY_PLACEHOLDER,
-    FLAT_USER_TEMPLATE,
-    NO_SOURCES,
-    USER_TEMPLATE,
-    boundary_code,
-    system_prompt,
-)
-from ..tokens.tokenizers import TiktokenTokenizer, count_joined
-from .conflicts import Conflict, find_conflicts, form_text, notice_text
-from .order import order as seat
+from ..render.layout import Layout
+from ..render.notice import notice_for, render_blocks, user_pieces
+from ..render.prompts import BOUNDARY_PLACEHOLDER, FLAT_USER_TEMPLATE, NO_SOURCES, USER_TEMPLATE, boundary_code
+from ..tokens.target import TargetModel
+from ..tokens.tokenizers import CountCache, TiktokenTokenizer, Tokenizer, count_joined
+from .budget import Budget
+from .conflicts import Conflict, find_conflicts
+from .order import seat_candidates
+
+
+class Request(Protocol):
+    """What fitting reads of an assembly request (`Options` is one)."""
+
+    @property
+    def as_of(self) -> When: ...
+    @property
+    def budget(self) -> Budget: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def tokenizer(self) -> Tokenizer: ...
+    @property
+    def count_cache(self) -> CountCache: ...
+    @property
+    def model(self) -> TargetModel | None: ...
+    @property
+    def boundary_key(self) -> bytes | None: ...
+    def count(self, text: str) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -65,29 +83,29 @@ class Frame:
         return [self.head, separator.join(items) + self.tail]
 
 
-def frame_request(question: str, opts: Options, n_inputs: int) -> Frame:
-    layout = opts.layout
-    template = USER_TEMPLATE if layout.has_blocks else FLAT_USER_TEMPLATE
+def frame_request(question: str, req: Request, n_inputs: int) -> Frame:
+    layout, fmt = req.layout, req.layout.fmt
+    template = USER_TEMPLATE if fmt.has_blocks else FLAT_USER_TEMPLATE
     head, tail = template.template.split("$sources")
-    tail = tail.replace("$question", question)
-    if layout.has_blocks:
-        tail += after_question(opts.handle_prefix, reminder=opts.reminder, scaffold=opts.scaffold)
-    system = _system(opts, BOUNDARY_PLACEHOLDER)
-    system_tokens = opts.count(system)
+    tail = tail.replace("$question", question) + layout.after_question()
+    system = layout.system(BOUNDARY_PLACEHOLDER, req.as_of.isoformat())
+    system_tokens = req.count(system)
     # The question's frame without sources; a separator before the tail is counted with each block instead.
-    frame_text = head + tail[len(layout.separator):] if tail.startswith(layout.separator) else head + tail
-    question_tokens = count_joined(opts.tokenizer, opts.count_cache, [head, tail[len(layout.separator):]]) \
-        if tail.startswith(layout.separator) else opts.count(head + tail)
+    cut = tail.startswith(fmt.separator)
+    frame_text = head + tail[len(fmt.separator):] if cut else head + tail
+    question_tokens = count_joined(req.tokenizer, req.count_cache, [head, tail[len(fmt.separator):]]) \
+        if cut else req.count(head + tail)
     # A named model: the request is counted as the model receives it, and its framing is reserved too.
-    framing = opts.model.request_tokens(_chat(system, frame_text)) - system_tokens - question_tokens \
-        if opts.model is not None else 0
-    available = opts.budget.retrieval_budget(system_tokens, question_tokens, framing=framing)
+    framing = req.model.request_tokens(_chat(system, frame_text)) - system_tokens - question_tokens \
+        if req.model is not None else 0
+    available = req.budget.retrieval_budget(system_tokens, question_tokens, framing=framing)
     # No block is cheaper than an empty one, so no more blocks than this can fit; handles never get wider.
-    smallest = opts.count(layout.render(opts.handle_prefix + "1", (), "x", BOUNDARY_PLACEHOLDER) + layout.separator)
+    prefix = layout.handle_prefix
+    smallest = req.count(fmt.render(prefix + "1", (), "x", BOUNDARY_PLACEHOLDER) + fmt.separator)
     most_blocks = max(1, min(n_inputs, available // max(1, smallest)))
-    per_token = getattr(opts.tokenizer, "max_token_chars", None)
+    per_token = getattr(req.tokenizer, "max_token_chars", None)
     return Frame(question, head, tail, system_tokens, question_tokens, available,
-                 opts.handle_prefix + "9" * len(str(most_blocks)),
+                 prefix + "9" * len(str(most_blocks)),
                  available * per_token if isinstance(per_token, int) else None, framing)
 
 
@@ -96,35 +114,35 @@ def _chat(system: str, user: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def _system(opts: Options, boundary: str) -> str:
-    template = Template(opts.system_template) if opts.system_template is not None else None
-    text = system_prompt(template, boundary=boundary, as_of=opts.as_of.isoformat(), prefix=opts.handle_prefix,
-                         conflict_policy=opts.conflict_policy, flat=not opts.layout.has_blocks, abstain=opts.abstain)
-    return text + example(opts.handle_prefix, scaffold=opts.scaffold) if opts.example else text
-
-
 class Blocks:
     """Per request: each candidate prepared once (neutralised header values and body) and costed as the
     block it becomes, with its separator, the widest handle and the boundary stand-in."""
 
-    def __init__(self, opts: Options, frame: Frame) -> None:
-        self._opts, self._frame = opts, frame
+    def __init__(self, req: Request, frame: Frame) -> None:
+        self._req, self._frame, self._layout = req, frame, req.layout
         self._prepared: dict[int, Prepared] = {}
 
-    def prepared(self, cand: Candidate) -> Prepared:
+    def prepared(self, cand: Candidate, boundary: str = "") -> Prepared:
+        """The prepared block; with `boundary`, re-neutralised with it in the rare case its text contains the
+        code."""
         found = self._prepared.get(cand.rank)
         if found is None:
-            found = self._prepared[cand.rank] = prepare(cand, self._opts.fields, prefix=self._opts.handle_prefix,
-                                                        marking=self._opts.marking,
-                                                        frame_labels=self._opts.frame_labels)
+            found = self._prepared[cand.rank] = self._prepare(cand, "")
+        if boundary and mentions(found, boundary):
+            return self._prepare(cand, boundary)
         return found
 
+    def _prepare(self, cand: Candidate, boundary: str) -> Prepared:
+        layout = self._layout
+        return prepare(cand, layout.fields, prefix=layout.handle_prefix, marking=layout.marking, boundary=boundary,
+                       frame_labels=layout.frame_labels)
+
     def costing_form(self, cand: Candidate) -> str:
-        p, layout = self.prepared(cand), self._opts.layout
-        return layout.render(self._frame.widest, p.fields, p.body, BOUNDARY_PLACEHOLDER) + layout.separator
+        p, fmt = self.prepared(cand), self._layout.fmt
+        return fmt.render(self._frame.widest, p.fields, p.body, BOUNDARY_PLACEHOLDER) + fmt.separator
 
     def cost(self, cand: Candidate) -> int:
-        return self._opts.count(self.costing_form(cand))
+        return self._req.count(self.costing_form(cand))
 
 
 @dataclass(frozen=True)
@@ -153,76 +171,85 @@ class Fitted:
     framing: int = 0
 
 
-def fit(selected: list[Candidate], frame: Frame, opts: Options, blocks: Blocks) -> Fitted:
-    """Order, notice, render, recount; drop the lowest-ranked record while the real count overshoots."""
-    layout, count = opts.layout, opts.count
-    material = [frame.question, opts.format, *(part for c in selected for part in (c.id, c.record.text))]
-    boundary = boundary_code((m.encode("utf-8", "surrogatepass") for m in material), opts.boundary_key)
-    system = _system(opts, boundary)
-    digits_only = isinstance(opts.tokenizer, TiktokenTokenizer) and opts.tokenizer.digit_invariant \
-        and len(frame.widest) - len(opts.handle_prefix) <= 3
-    system_tokens = frame.system_tokens if digits_only else count(system)
-    extra_system = max(0, system_tokens - frame.system_tokens)  # the real code may cost more than the stand-in
+@dataclass(frozen=True)
+class _Attempt:
+    """One rendering of a selection, and what it costs."""
+
+    seated: list[Candidate]
+    handles: list[str]
+    conflicts: tuple[Conflict, ...]
+    notice: str
+    prepared: list[Prepared]
+    user: str
+    costed: list[str]  # each block with its separator, as counted
+    used: int
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    """What stays the same across attempts: the boundary, the system prompt and its count."""
+
+    boundary: str
+    system: str
+    system_tokens: int
+    extra_system: int  # the real code may cost more than its stand-in
+    digits_only: bool  # digits for digits cannot change a count: cached costing pieces give the exact count
+
+
+def fit(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks) -> Fitted:
+    """The recount loop: render, count, and drop the lowest-ranked record while the real count overshoots."""
+    fixed = _fixed(selected, frame, req)
     selected, late = list(selected), []
     while True:
-        seated = seat(selected, opts.order, stable_key=lambda c: c.id,
-                      conflict_embedding_threshold=opts.conflict_embedding_threshold)
-        handles = [f"{opts.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
-        conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=opts.conflict_embedding_threshold
-                                   ) if layout.has_blocks else ()
-        notice = _notice(conflicts, opts) if opts.conflict_notice else ""
-        prepared = [_guarded(blocks, c, boundary, opts) for c in seated]
-        real = [layout.render(h, p.fields, p.body, boundary) for h, p in zip(handles, prepared)]
-        user = "".join(_user_pieces(frame, notice, real, opts))
-        # Exact from cached costing pieces when digits-for-digits cannot change the count; else count the
-        # real prompt whole.
-        invariant = digits_only and all(p is blocks.prepared(c) for p, c in zip(prepared, seated))
-        costed = [blocks.costing_form(c) for c in seated] if invariant else [b + layout.separator for b in real]
-        pieces = _user_pieces(frame, notice, [c[: -len(layout.separator)] for c in costed], opts)
-        if opts.model is not None and not opts.model.additive_framing:  # a template: the whole request, rendered
-            used = (opts.model.request_tokens(_chat(system, user)) - system_tokens - frame.question_tokens
-                    - frame.framing)
-        else:  # no framing, or one that does not depend on the text (OpenAI's): the content counts suffice
-            total = count_joined(opts.tokenizer, opts.count_cache, pieces) if invariant else count(user)
-            used = total - frame.question_tokens
-        if used + extra_system <= frame.available:
+        attempt = _attempt(selected, frame, req, blocks, fixed)
+        if attempt.used + fixed.extra_system <= frame.available:
             break
         if not selected:  # not even the "no sources" line fits: the reserves leave no room at all
             raise BudgetError(f"the reserves leave {frame.available} tokens for sources, fewer than the "
-                              f"{used + extra_system} the prompt needs with no sources at all")
+                              f"{attempt.used + fixed.extra_system} the prompt needs with no sources at all")
         worst = max(selected, key=lambda c: c.rank)
         selected.remove(worst)
         late.append(Dropped.of(worst, "over_budget",
                                detail="dropped after rendering: the full prompt overshot the budget"))
-    seats = tuple(Seat(h, c, p, count(piece)) for h, c, p, piece in zip(handles, seated, prepared, costed))
-    return Fitted(seats, conflicts, notice, system, user, boundary, system_tokens, frame.question_tokens,
-                  frame.available, used, tuple(late), frame.framing)
+    seats = tuple(Seat(h, c, p, req.count(piece)) for h, c, p, piece in
+                  zip(attempt.handles, attempt.seated, attempt.prepared, attempt.costed))
+    return Fitted(seats, attempt.conflicts, attempt.notice, fixed.system, attempt.user, fixed.boundary,
+                  fixed.system_tokens, frame.question_tokens, frame.available, attempt.used, tuple(late),
+                  frame.framing)
 
 
-def _guarded(blocks: Blocks, cand: Candidate, boundary: str, opts: Options) -> Prepared:
-    """The prepared block; re-neutralised with the boundary in the rare case its text contains the code."""
-    p = blocks.prepared(cand)
-    if not mentions(p, boundary):
-        return p
-    return prepare(cand, opts.fields, prefix=opts.handle_prefix, marking=opts.marking, boundary=boundary,
-                   frame_labels=opts.frame_labels)
+def _fixed(selected: Sequence[Candidate], frame: Frame, req: Request) -> _Fixed:
+    layout = req.layout
+    material = [frame.question, layout.format, *(part for c in selected for part in (c.id, c.record.text))]
+    boundary = boundary_code((m.encode("utf-8", "surrogatepass") for m in material), req.boundary_key)
+    system = layout.system(boundary, req.as_of.isoformat())
+    digits_only = isinstance(req.tokenizer, TiktokenTokenizer) and req.tokenizer.digit_invariant \
+        and len(frame.widest) - len(layout.handle_prefix) <= 3
+    system_tokens = frame.system_tokens if digits_only else req.count(system)
+    return _Fixed(boundary, system, system_tokens, max(0, system_tokens - frame.system_tokens), digits_only)
 
 
-def _notice(conflicts: tuple[Conflict, ...], opts: Options) -> str:
-    # The notice sits outside every block, so a topic appears there only if it is a plain slug.
-    labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
-    return form_text(conflicts, labels) if opts.conflict_form else notice_text(conflicts, labels,
-                                                                               style=opts.notice_style)
-
-
-def _user_pieces(frame: Frame, notice: str, blocks: list[str], opts: Options) -> list[str]:
-    """The user message in pieces: the notice above the first block, after the last one (next to the
-    question), or, as an answer form (`conflict_form`), after the question, the last thing the model reads."""
-    separator = opts.layout.separator
-    if not notice:
-        return frame.pieces(blocks, separator)
-    if opts.conflict_form:
-        pieces = frame.pieces(blocks, separator)
-        return [*pieces[:-1], pieces[-1] + notice]
-    placed = [*blocks, notice] if opts.notice_placement == "question" else [notice, *blocks]
-    return frame.pieces(placed, separator)
+def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks, fixed: _Fixed) -> _Attempt:
+    """Seat, find conflicts, write the notice, render and count one selection."""
+    layout, separator = req.layout, req.layout.fmt.separator
+    seated = seat_candidates(selected, layout.order, conflict_embedding_threshold=layout.conflict_embedding_threshold)
+    handles = [f"{layout.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
+    conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=layout.conflict_embedding_threshold
+                               ) if layout.has_blocks else ()
+    notice = notice_for(conflicts, layout)
+    prepared = [blocks.prepared(c, fixed.boundary) for c in seated]
+    real = render_blocks(handles, prepared, fixed.boundary, layout)
+    user = "".join(user_pieces(frame.pieces, notice, real, layout))
+    # Exact from cached costing pieces when digits-for-digits cannot change the count; else count the real
+    # prompt whole.
+    invariant = fixed.digits_only and all(p is blocks.prepared(c) for p, c in zip(prepared, seated))
+    costed = [blocks.costing_form(c) for c in seated] if invariant else [b + separator for b in real]
+    if req.model is not None and not req.model.additive_framing:  # a template: the whole request, rendered
+        used = (req.model.request_tokens(_chat(fixed.system, user)) - fixed.system_tokens - frame.question_tokens
+                - frame.framing)
+    elif invariant:  # no framing, or one that does not depend on the text (OpenAI's): the content counts suffice
+        pieces = user_pieces(frame.pieces, notice, [c[: -len(separator)] for c in costed], layout)
+        used = count_joined(req.tokenizer, req.count_cache, pieces) - frame.question_tokens
+    else:
+        used = req.count(user) - frame.question_tokens
+    return _Attempt(seated, handles, conflicts, notice, prepared, user, costed, used)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..options import Options
 from ..records.candidates import Candidate, Dropped
 from ..records.ranking import Unusable
 from ..render import header_segment
@@ -20,14 +19,14 @@ from ..render.neutralise import replace_surrogates
 from ..report import Assembly, ManifestEntry, Outcome, Report
 from ..seal import sealing_key
 from ..tokens.target import count_settings
-from .fit import Fitted
+from .fit import Fitted, Request
 
 logger = logging.getLogger("evidencepack")
 
 
-def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callable[[], list[Dropped]],
-           fitted: Fitted) -> Assembly:
-    """Account for every input exactly once and build the assembly."""
+def ledger(opts: Request, settings: Mapping[str, Any], drops: Iterable[Dropped | Unusable],
+           unreached: Callable[[], list[Dropped]], fitted: Fitted) -> Assembly:
+    """Account for every input exactly once and build the assembly; `settings` is what the report records."""
     absorbed: dict[str, list[str]] = {}
     outcomes: dict[int, Outcome] = {}
     scores: dict[int, tuple[str, float]] = {s.candidate.rank: (s.candidate.id, float(s.candidate.injection_score))
@@ -65,11 +64,11 @@ def ledger(opts: Options, drops: Iterable[Dropped | Unusable], unreached: Callab
         conflicts=fitted.conflicts,
         neutralised={s.candidate.id: dict(s.prepared.neutralised) for s in fitted.seats if s.prepared.neutralised},
         injection_scores=dict(scores[rank] for rank in sorted(scores)),
-        settings=opts.settings(),
+        settings=settings,
         breakdown=lambda: _token_breakdown(opts, fitted),
     )
-    assembly = Assembly(fitted.system, fitted.user, manifest, report, fitted.boundary, opts.format, opts.handle_prefix,
-                        sealing_key(opts.boundary_key))
+    assembly = Assembly(fitted.system, fitted.user, manifest, report, fitted.boundary, opts.layout.format,
+                        opts.layout.handle_prefix, sealing_key(opts.boundary_key))
     _log(assembly)
     return assembly
 
@@ -91,7 +90,7 @@ def _manifest_entry(handle: str, position: int, c: Candidate, tokens: int, absor
     )
 
 
-def _token_breakdown(opts: Options, fitted: Fitted) -> dict[str, Any]:
+def _token_breakdown(opts: Request, fitted: Fitted) -> dict[str, Any]:
     """Where the source tokens go: record text, headers (and each field), delimiters, the notice."""
     count = opts.count
     text = sum(count(s.prepared.body) for s in fitted.seats)
@@ -99,7 +98,7 @@ def _token_breakdown(opts: Options, fitted: Fitted) -> dict[str, Any]:
     per_field: Counter[str] = Counter()
     for s in fitted.seats:
         for name, value in s.prepared.fields:
-            per_field[name] += count(header_segment(opts.format, name, value))
+            per_field[name] += count(header_segment(opts.layout.format, name, value))
     return {"blocks": total, "text": text, "headers_and_delimiters": total - text,
             "fields": dict(per_field), "notice": count(fitted.notice) if fitted.notice else 0}
 

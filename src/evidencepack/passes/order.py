@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from ..errors import OptionError
+from ..records.candidates import Candidate
 
 T = TypeVar("T")
 
@@ -120,3 +121,10 @@ def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[
             raise OptionError("the stable order needs a stable_key")
         stable_key = str
     return layout(items, stable_key, conflict_embedding_threshold=conflict_embedding_threshold)
+
+
+def seat_candidates(candidates: Sequence[Candidate], strategy: str, *,
+                    conflict_embedding_threshold: float | None) -> list[Candidate]:
+    """The order pass in the pipeline: candidates seated by `strategy`, each known by its record id."""
+    return order(candidates, strategy, stable_key=lambda c: c.id,
+                 conflict_embedding_threshold=conflict_embedding_threshold)

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from ..records.clean import clean
 from ..records.record import Record
-from ..render.neutralise import clean
 
 _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
     (name, weight, re.compile(pattern, re.IGNORECASE | re.MULTILINE)) for name, weight, pattern in (

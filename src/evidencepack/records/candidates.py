@@ -54,3 +54,16 @@ class Dropped:
 class PassResult:
     kept: tuple[Candidate, ...]
     dropped: tuple[Dropped, ...]
+
+
+def status_text(cand: Candidate) -> str | None:
+    """Validity as a status computed at `as_of`, not two raw dates the model must compare.
+    Records without a validity window carry no status: there is nothing to say."""
+    record = cand.record
+    if cand.status == "expired":
+        return f"EXPIRED since {record.valid_until.isoformat()}"  # type: ignore[union-attr]
+    if cand.status == "not_yet_valid":
+        return f"not valid until {record.valid_from.isoformat()}"  # type: ignore[union-attr]
+    if record.valid_from is None and record.valid_until is None:
+        return None
+    return "current"

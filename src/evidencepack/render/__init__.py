@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..records.candidates import Candidate
-from .fields import PROFILES, escape_free_text, field_value, header_order, is_free_text, resolve_profile, status_text
+from ..records.candidates import Candidate, status_text
+from .fields import PROFILES, escape_free_text, field_value, header_order, is_free_text, resolve_profile
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
 from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neutralise_value
 

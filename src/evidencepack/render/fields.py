@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from ..records.candidates import Candidate
+from ..records.candidates import Candidate, status_text
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "policy": ("doc", "section", "date", "source_system", "authority", "status", "sensitivity"),
@@ -97,19 +97,6 @@ def resolve_profile(profile: str | Sequence[str]) -> tuple[str, ...]:
     if not all(isinstance(f, str) and f for f in fields):
         raise ValueError(f"a custom profile is a list of field names, got {profile!r}")
     return fields
-
-
-def status_text(cand: Candidate) -> str | None:
-    """Validity as a status computed at `as_of`, not two raw dates the model must compare.
-    Records without a validity window carry no status: there is nothing to say."""
-    record = cand.record
-    if cand.status == "expired":
-        return f"EXPIRED since {record.valid_until.isoformat()}"  # type: ignore[union-attr]
-    if cand.status == "not_yet_valid":
-        return f"not valid until {record.valid_from.isoformat()}"  # type: ignore[union-attr]
-    if record.valid_from is None and record.valid_until is None:
-        return None
-    return "current"
 
 
 def field_value(cand: Candidate, name: str) -> str | None:

@@ -1,0 +1,249 @@
+"""Layout: how the prompt looks (the render pass's option group), its named presets and variants.
+
+Everything here changes the words and their order, never which records are admitted or selected (except that
+a cheaper layout leaves room for more). The presets are the layouts the evaluation measured
+(docs/evaluation.md, docs/variants.md):
+
+- `default`: what `assemble` does when nothing is said: `compact` blocks (the fewest header and delimiter
+  tokens around the records, 69 fewer per trap prompt than `text`), `edges-authority` seating and the
+  `last-resort` abstain line. On both small models measured it gave the fewest stale answers and the most
+  current-correct ones of any layout without an answer form.
+- `original`: the first structured layout, pinned (`text` blocks, `policy` fields, `edges` order, the
+  `if-unanswered` line, the notice on), so its prompts, and answers cached on them, never move.
+- `flat`: the failing baseline: record texts joined by newlines, no handles, no metadata.
+- `scaffold`: the default plus the reminder after the question and the answer form (answer with handles, then
+  a conflicts line): the layout that made the 1.5B model name conflicts most often (10/25) and write its
+  handles; it made the 0.5B model worse, so it is opt-in.
+- `conflict-form`: the default with the conflict groups as an answer form after the question; with the
+  withholding guard it met all six targets on the 1.5B model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import MISSING, dataclass, replace
+from string import Template
+from typing import Any, ClassVar, Literal
+
+from ..errors import OptionError
+from ..optspec import check_bool, check_choice, check_number, option, optional_float
+from ..passes.order import strategies
+from . import MARKINGS
+from .fields import PROFILES, resolve_profile
+from .formats import FORMATS, Format, get_format
+from .guidance import after_question, example
+from .neutralise import DEFAULT_FRAME_LABELS, template_labels
+from .prompts import ABSTAIN_RULES, CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, system_prompt
+
+#: Where the conflict notice goes: above the first source, or after the last one, next to the question.
+NOTICE_PLACEMENTS = ("sources", "question")
+#: How the notice is worded: metadata facts only, or facts plus what to do with them.
+NOTICE_STYLES = ("facts", "directive")
+#: The answer form after the question: none, the scaffold (answer with handles, then a conflicts line), or the
+#: conflict form (the conflict groups to fill in, in place of the notice above the sources).
+ANSWER_FORMS: tuple[str, ...] = ("scaffold", "conflict_form")
+AnswerForm = Literal["scaffold", "conflict_form"]
+
+
+def _write_answer_form(value: str | None) -> dict[str, Any]:
+    """The two 1.x booleans that recorded the answer form (one of them at most is true)."""
+    return {"scaffold": value == "scaffold", "conflict_form": value == "conflict_form"}
+
+
+def _read_answer_form(s: Mapping[str, Any]) -> Any:
+    scaffold, form = s.get("scaffold", False), s.get("conflict_form", False)
+    if ("scaffold" not in s or "conflict_form" not in s) and not scaffold and not form:
+        return MISSING  # a partial mapping (a deprecated keyword) that switches nothing on changes nothing
+    for name, value in (("scaffold", scaffold), ("conflict_form", form)):
+        check_bool(name, value)
+    if scaffold and form:
+        raise OptionError("scaffold and conflict_form are two answer forms: choose one (answer_form=)")
+    return "scaffold" if scaffold else "conflict_form" if form else None
+
+
+def _profile(profile: Any) -> str | tuple[str, ...]:
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise OptionError(f"unknown field profile {profile!r} (one of {', '.join(PROFILES)}, or a list of "
+                              "field names)")
+        return profile
+    if isinstance(profile, Sequence) and profile and all(isinstance(f, str) and f.strip() for f in profile):
+        return tuple(profile)
+    raise OptionError("profile must be a profile name or a non-empty list of field names")
+
+
+def _profile_setting(value: str | tuple[str, ...]) -> dict[str, Any]:
+    return {"profile": value if isinstance(value, str) else list(value)}
+
+
+def _read_profile(s: Mapping[str, Any]) -> Any:
+    return MISSING if "profile" not in s else (tuple(s["profile"]) if isinstance(s["profile"], list)
+                                               else s["profile"])
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the prompt is laid out: block format, fields, seating, instructions, notice and answer form."""
+
+    format: str = option("compact", "block format (compact: the text block with the header on the BEGIN line)",
+                         choices=lambda: FORMATS)
+    profile: str | tuple[str, ...] = option(
+        "policy", f"header fields: a profile ({', '.join(PROFILES)}) or a list of field names (on the command "
+        "line comma-separated; end a single field with a comma: 'doc,')", cli="profile",
+        write=_profile_setting, read=_read_profile)
+    order: str = option("edges-authority", "seating of records (edges-authority: edges, with the current "
+                        "authoritative record of a conflict group on the best edge)", choices=strategies)
+    conflict_policy: str = option("surface", "what the instructions say to do when sources disagree",
+                                  choices=lambda: tuple(CONFLICT_RULES))
+    abstain: str = option("last-resort", "when the model may say it does not know (last-resort: only if no source "
+                          "answers, else give the current authoritative answer; if-unanswered: the original line)",
+                          choices=lambda: tuple(ABSTAIN_RULES))
+    conflict_notice: bool = option(True, "put a notice of known conflicts beside the sources", flag="--no-notice",
+                                   cli="negate", flag_help="do not put a conflict notice beside the sources")
+    notice_placement: str = option("sources", "conflict notice above the sources, or after them by the question",
+                                   choices=lambda: NOTICE_PLACEMENTS)
+    notice_style: str = option("facts", "facts: the metadata facts only; directive: also what to do with them",
+                               choices=lambda: NOTICE_STYLES)
+    answer_form: str | None = option(
+        None, "an answer form after the question: scaffold (the answer with handles, then a line naming "
+        "conflicts) or conflict_form (the conflict groups to fill in, in place of the notice above the sources)",
+        cli="consts", consts=(
+            ("--scaffold", "scaffold", "ask for an answer form: the answer with handles, then a line naming "
+             "conflicts"),
+            ("--conflict-form", "conflict_form", "put the conflict groups in an answer form after the question "
+             "(instead of the notice above the sources)")),
+        write=_write_answer_form, read=_read_answer_form, keys=("scaffold", "conflict_form"))
+    reminder: bool = option(False, "restate the instructions after the question", cli="switch")
+    example: bool = option(False, "add a worked example of a cited, conflict-naming answer to the system prompt",
+                           cli="switch")
+    system_template: str | None = option(
+        None, "a custom system prompt (string.Template: $boundary, $as_of, $prefix, $conflict_rule, $abstain_rule; "
+        "on the command line a file)", cli="file")
+    handle_prefix: str = option("S", "the letters before a source's number in its handle ([S1])")
+    marking: str = option("none", "spotlighting datamarking of record text", choices=lambda: MARKINGS)
+    conflict_embedding_threshold: float | None = option(
+        0.9, "cosine at or above which records without a topic, by their embeddings, form a conflict group "
+        "(none: only topics group)", parse=optional_float)
+    neutralise_question: bool = option(True, "neutralise the question like record text (it may come from an end "
+                                       "user)", flag="--no-neutralise-question", cli="negate",
+                                       flag_help="put the question in as given (only lone surrogates replaced), "
+                                       "not neutralised")
+
+    PRESETS: ClassVar[tuple[str, ...]] = ("default", "original", "flat", "scaffold", "conflict-form")
+
+    def __post_init__(self) -> None:
+        if isinstance(self.system_template, Template):
+            object.__setattr__(self, "system_template", self.system_template.template)
+        object.__setattr__(self, "profile", _profile(self.profile))
+        get_format(self.format)
+        check_choice("order", self.order, strategies())
+        check_choice("conflict_policy", self.conflict_policy, tuple(CONFLICT_RULES))
+        check_choice("abstain", self.abstain, tuple(ABSTAIN_RULES))
+        check_choice("marking", self.marking, MARKINGS)
+        check_choice("notice_placement", self.notice_placement, NOTICE_PLACEMENTS)
+        check_choice("notice_style", self.notice_style, NOTICE_STYLES)
+        if self.answer_form is not None:
+            check_choice("answer_form", self.answer_form, ANSWER_FORMS)
+        for name in ("conflict_notice", "reminder", "example", "neutralise_question"):
+            check_bool(name, getattr(self, name))
+        check_number("conflict_embedding_threshold", self.conflict_embedding_threshold, low=-1.0, high=1.0,
+                     optional=True)
+        if self.system_template is not None and not isinstance(self.system_template, str):
+            raise OptionError(f"system_template must be a string, got {type(self.system_template).__name__}")
+        prefix = self.handle_prefix
+        if not isinstance(prefix, str) or not prefix.isascii() or not prefix.isalpha() or len(prefix) > 8:
+            raise OptionError("handle_prefix must be 1 to 8 ASCII letters")
+        self._check_forms()
+
+    def _check_forms(self) -> None:
+        on = [n for n, v in (("reminder", self.reminder), ("scaffold", self.answer_form == "scaffold"),
+                             ("example", self.example), ("conflict_form", self.answer_form == "conflict_form")) if v]
+        if on and not self.has_blocks:
+            raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
+        if self.answer_form == "conflict_form" and (
+                not self.conflict_notice or (self.notice_placement, self.notice_style) != ("sources", "facts")):
+            raise OptionError("conflict_form replaces the conflict notice with an answer form after the question: "
+                              "it needs conflict_notice=True and the default notice_placement and notice_style")
+
+    # -- presets and variants ------------------------------------------------------------------------
+
+    @classmethod
+    def preset(cls, name: str) -> Layout:
+        """A named layout (see the module docstring for what each was measured to do)."""
+        found = LAYOUTS.get(name)
+        if found is None:
+            raise OptionError(f"unknown layout preset {name!r} (one of {', '.join(LAYOUTS)})")
+        return found
+
+    def with_variants(self, *names: str) -> Layout:
+        """This layout with the named prompt variants (`VARIANTS`) switched on; two variants that set the same
+        option differently (scaffold and conflict-form) are refused."""
+        changes: dict[str, Any] = {}
+        for name in names:
+            if name not in VARIANTS:
+                raise OptionError(f"unknown layout variant {name!r} (one of {', '.join(VARIANTS)})")
+            for key, value in VARIANTS[name].items():
+                if key in changes and changes[key] != value:
+                    raise OptionError(f"layout variants set {key} twice: choose one of them")
+                changes[key] = value
+        return replace(self, **changes) if changes else self
+
+    # -- what the renderer reads ---------------------------------------------------------------------
+
+    @property
+    def fmt(self) -> Format:
+        return get_format(self.format)
+
+    @property
+    def has_blocks(self) -> bool:
+        return get_format(self.format).has_blocks
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """Header fields; the flat baseline carries none."""
+        return resolve_profile(self.profile) if self.has_blocks else ()
+
+    @property
+    def frame_labels(self) -> tuple[str, ...]:
+        """Line-start labels of the frame around the blocks (our templates and the caller's system template):
+        record text, metadata and the question must not be able to imitate them."""
+        own = template_labels(USER_TEMPLATE, FLAT_USER_TEMPLATE)
+        custom = template_labels(self.system_template) if self.system_template is not None else ()
+        return tuple(sorted({*DEFAULT_FRAME_LABELS, *own, *custom}))
+
+    def system(self, boundary: str, as_of: str) -> str:
+        """The system prompt with this boundary, and the worked example when asked for."""
+        template = Template(self.system_template) if self.system_template is not None else None
+        text = system_prompt(template, boundary=boundary, as_of=as_of, prefix=self.handle_prefix,
+                             conflict_policy=self.conflict_policy, flat=not self.has_blocks, abstain=self.abstain)
+        scaffold = self.answer_form == "scaffold"
+        return text + example(self.handle_prefix, scaffold=scaffold) if self.example else text
+
+    def after_question(self) -> str:
+        """What follows the question: the reminder and the scaffold, when on."""
+        if not self.has_blocks:
+            return ""
+        return after_question(self.handle_prefix, reminder=self.reminder, scaffold=self.answer_form == "scaffold")
+
+
+#: Prompt variants by name (the eval harness's `+variant` parts): each switches on options of the layout.
+VARIANTS: dict[str, Mapping[str, Any]] = {
+    "reminder": {"reminder": True},  # the instructions restated after the question
+    "scaffold": {"answer_form": "scaffold"},  # an answer form: answer with handles, then a conflicts line
+    "conflict-form": {"answer_form": "conflict_form"},  # the conflict groups as an answer form after the question
+    "example": {"example": True},  # one worked, cited, conflict-naming answer on made-up content
+    "notice-question": {"notice_placement": "question"},  # the notice after the sources, by the question
+    "directive": {"notice_style": "directive"},  # the notice says what to do with the facts it states
+    "authority-edges": {"order": "edges-authority"},  # current record on an edge, stale ones in the middle
+    "compact": {"format": "compact"},  # fewer header and delimiter tokens
+    "last-resort": {"abstain": "last-resort"},  # "I do not know" only when no source answers
+}
+
+#: The named layouts (`Layout.preset`).
+LAYOUTS: dict[str, Layout] = {
+    "default": Layout(),
+    "original": Layout(format="text", profile="policy", order="edges", abstain="if-unanswered", conflict_notice=True),
+    "flat": Layout(format="flat", order="edges"),
+    "scaffold": Layout().with_variants("reminder", "scaffold"),
+    "conflict-form": Layout().with_variants("conflict-form"),
+}
