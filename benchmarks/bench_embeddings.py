@@ -95,11 +95,11 @@ def growth(times: list[float], i: int) -> str:
     return f"x{times[i] / times[i - 1]:.2f}" if i and times[i - 1] > 0 else ""
 
 
-def bench_assemble(sizes: list[tuple[int, int]], repeat: int, warmup: int) -> None:
+def bench_assemble(sizes: list[tuple[int, int]], repeat: int, warmup: int, numbered: bool = True) -> None:
     print(f"{'records':>7} {'dim':>5} {'selected':>8} {'conflicts':>9} {'assemble ms':>12} {'growth':>7}")
     times: list[float] = []
     for i, (n, dim) in enumerate(sizes):
-        records = make_records(n, dim)
+        records = make_records(n, dim, numbered=numbered)
         budget = Budget(context_window=1_000_000)
 
         def run(records: list[Record] = records, budget: Budget = budget) -> object:
@@ -147,14 +147,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1, help="untimed assemble calls before the timed ones")
+    ap.add_argument("--plain", action="store_true",
+                    help="assemble texts without numbers: dedup compares embeddings (see the dedup section)")
     ap.add_argument("--only", default="assemble,group,dedup")
     ap.add_argument("--sizes", default="100x1536,200x1536,500x1536,1000x1536,4000x64")
     ap.add_argument("--dedup-sizes", default="500x1536,1000x1536,2000x1536")
     args = ap.parse_args()
     only = set(args.only.split(","))
     if "assemble" in only:
-        print("# whole assemble (warm), 1,000,000-token window, default options")
-        bench_assemble(parse_sizes(args.sizes), args.repeat, args.warmup)
+        print("# whole assemble (warm), 1,000,000-token window, default options"
+              + (", texts without numbers" if args.plain else ""))
+        bench_assemble(parse_sizes(args.sizes), args.repeat, args.warmup, numbered=not args.plain)
     if "group" in only:
         print("\n# conflict grouping alone (cosine >= 0.9, single link), uncached")
         bench_group(parse_sizes(args.sizes), args.repeat)

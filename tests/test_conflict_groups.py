@@ -20,7 +20,7 @@ from evidencepack.passes import conflicts
 from evidencepack.passes.conflicts import find_conflicts, group_embeddings
 from evidencepack.records import vectors
 from evidencepack.records.candidates import Candidate
-from evidencepack.records.vectors import components, cosine
+from evidencepack.records.vectors import KeptVectors, components, cosine
 
 # -- the reference: the grouping and the cosine as they were before NumPy ------------------------------------
 
@@ -63,9 +63,9 @@ VALUE = st.one_of(PLAIN, PLAIN, PLAIN, EXTREME)
 
 @st.composite
 def embedding_sets(draw: st.DrawFn) -> tuple[list[tuple[float, ...]], float]:
-    """Up to 9 vectors of lengths 0 to 4 (mostly one length), with zero vectors, duplicates and scaled copies;
+    """Up to 9 vectors of lengths 0 to 24 (mostly one length), with zero vectors, duplicates and scaled copies;
     a threshold that is often exactly some pair's cosine, or the float just beside it."""
-    main = draw(st.integers(0, 4))
+    main = draw(st.sampled_from([0, 1, 2, 3, 4, 4, 12, 24]))
     out: list[tuple[float, ...]] = []
     for _ in range(draw(st.integers(0, 9))):
         kind = draw(st.sampled_from(["new", "new", "new", "other length", "zero", "duplicate", "scaled"]))
@@ -239,3 +239,20 @@ def test_import_stays_without_numpy_until_embeddings_are_grouped() -> None:
             "print('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- dedup: kept embeddings compared in one product, with the verdicts of `cosine` ------------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(embedding_sets())
+def test_kept_vectors_give_the_verdicts_of_cosine(case: tuple[list[tuple[float, ...]], float]) -> None:
+    embeddings, cutoff = case
+    kept = KeptVectors()
+    for key, vec in enumerate(embeddings):
+        kept.add(key, vec)
+    keys = list(range(len(embeddings)))
+    for vec in embeddings:
+        expected = {k for k in keys
+                    if len(embeddings[k]) == len(vec) and reference_cosine(vec, embeddings[k]) >= cutoff}
+        assert kept.at_least(vec, keys, cutoff) == expected
+

@@ -82,7 +82,9 @@ def _components_same_length(vectors: list[tuple[float, ...]], threshold: float) 
     margin = _margin(dim)
     rows = max(1, _BLOCK_CELLS // n)
     for start in range(0, n, rows):
-        sims = y[start : start + rows] @ y[start:].T  # pairs (i, j) with j >= start: the upper triangle
+        # Pairs (i, j) with j >= start: the upper triangle. One block is `y @ y.T`, which NumPy computes as a
+        # symmetric product (half the work).
+        sims = y @ y.T if rows >= n else y[start : start + rows] @ y[start:].T
         k, c = np.nonzero(np.triu(sims >= threshold - margin, 1))
         sims, i, j = sims[k, c], k + start, c + start
         keep = ~unsafe[i] & ~unsafe[j]  # pairs with an unsafe vector are compared one by one below
@@ -130,3 +132,83 @@ def _union(labels: npt.NDArray[np.intp], i: npt.NDArray[np.intp], j: npt.NDArray
             if np.array_equal(jumped, labels):
                 break
             labels[:] = jumped
+
+
+
+def _unit_row(vector: tuple[float, ...]) -> tuple[npt.NDArray[np.float64], bool]:
+    """`vector` normalised as `components` normalises it, and whether it is unsafe (left to `cosine`)."""
+    import numpy as np
+
+    try:
+        x = np.array(vector, dtype=np.float64)
+    except OverflowError:
+        return np.zeros(len(vector)), True
+    biggest = float(np.max(np.abs(x), initial=0.0))
+    if biggest == 0.0:
+        return x, False
+    if not _SAFE_LOW <= biggest <= _SAFE_HIGH:  # NaN too
+        return np.zeros(len(vector)), True
+    return x / math.sqrt(float(x @ x)), False
+
+
+class KeptVectors:
+    """Embeddings kept so far, normalised once, so that a new embedding is compared with many of them in one
+    product (dedup compares a record with up to 128 kept ones). A verdict is exactly `cosine(new, kept) >=
+    cutoff`, decided as `components` decides it; embeddings of other lengths are left to the caller."""
+
+    def __init__(self) -> None:
+        self._where: dict[int, int] = {}  # the caller's key -> row in its length's shelf
+        self._shelves: dict[int, _Shelf] = {}  # by length
+
+    def add(self, key: int, vector: tuple[float, ...]) -> None:
+        shelf = self._shelves.get(len(vector))
+        if shelf is None:
+            shelf = self._shelves[len(vector)] = _Shelf(len(vector))
+        self._where[key] = shelf.add(key, vector)
+
+    def at_least(self, vector: tuple[float, ...], keys: Sequence[int], cutoff: float) -> set[int]:
+        """The keys among `keys` whose embedding has `vector`'s length and `cosine(vector, it) >= cutoff`."""
+        import numpy as np
+
+        shelf = self._shelves.get(len(vector))
+        if shelf is None:
+            return set()
+        rows = np.array([self._where[k] for k in keys if k in self._where and shelf.holds(k, self._where[k])],
+                        dtype=np.intp)
+        if not rows.size:
+            return set()
+        own, own_unsafe = _unit_row(vector)
+        sims = shelf.unit[rows] @ own
+        margin = _margin(len(vector))
+        check = (np.abs(sims - cutoff) <= margin) | shelf.unsafe[rows] | own_unsafe  # `cosine` decides these
+        sure = (sims >= cutoff + margin) & ~check
+        found = {shelf.keys[r] for r in rows[sure].tolist()}
+        found.update(shelf.keys[r] for r in rows[check].tolist() if cosine(vector, shelf.vectors[r]) >= cutoff)
+        return found
+
+
+class _Shelf:
+    """The kept embeddings of one length: their unit rows in a matrix that doubles as it fills."""
+
+    def __init__(self, dim: int) -> None:
+        import numpy as np
+
+        self.keys: list[int] = []
+        self.vectors: list[tuple[float, ...]] = []
+        self.unit = np.zeros((8, dim))
+        self.unsafe = np.zeros(8, dtype=bool)
+
+    def add(self, key: int, vector: tuple[float, ...]) -> int:
+        import numpy as np
+
+        row = len(self.keys)
+        if row == self.unit.shape[0]:
+            self.unit = np.concatenate([self.unit, np.zeros_like(self.unit)])
+            self.unsafe = np.concatenate([self.unsafe, np.zeros_like(self.unsafe)])
+        self.unit[row], self.unsafe[row] = _unit_row(vector)
+        self.keys.append(key)
+        self.vectors.append(vector)
+        return row
+
+    def holds(self, key: int, row: int) -> bool:
+        return row < len(self.keys) and self.keys[row] == key
