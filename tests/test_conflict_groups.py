@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 import weakref
+from collections.abc import Sequence
 from datetime import date
 
 import pytest
@@ -17,7 +18,9 @@ from hypothesis import strategies as st
 
 from evidencepack import Budget, Record, assemble
 from evidencepack.passes import conflicts
+from evidencepack.passes import dedup as dedup_pass
 from evidencepack.passes.conflicts import find_conflicts, group_embeddings
+from evidencepack.passes.dedup import dedup
 from evidencepack.records import vectors
 from evidencepack.records.candidates import Candidate
 from evidencepack.records.vectors import KeptVectors, components, cosine
@@ -256,3 +259,46 @@ def test_kept_vectors_give_the_verdicts_of_cosine(case: tuple[list[tuple[float, 
                     if len(embeddings[k]) == len(vec) and reference_cosine(vec, embeddings[k]) >= cutoff}
         assert kept.at_least(vec, keys, cutoff) == expected
 
+
+class _PairByPair(KeptVectors):
+    """The specification: every verdict from `cosine`, one pair at a time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: dict[int, tuple[float, ...]] = {}
+
+    def add(self, key: int, vector: tuple[float, ...]) -> None:
+        self.held[key] = vector
+
+    def at_least(self, vector: tuple[float, ...], keys: Sequence[int], cutoff: float) -> set[int]:
+        return {k for k in keys if k in self.held and len(self.held[k]) == len(vector)
+                and reference_cosine(vector, self.held[k]) >= cutoff}
+
+
+@pytest.mark.parametrize("limit", [4, 64])
+def test_dedup_by_embedding_drops_what_pairwise_cosine_drops(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+    rng = random.Random(8)
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+    centres = [_gauss(rng, 32) for _ in range(15)]
+    cands = []
+    for i in range(150):
+        vec = tuple(c + 0.2 * g for c, g in zip(centres[i % 15], _gauss(rng, 32)))
+        text = " ".join(rng.choice(words) for _ in range(12))
+        cands.append(Candidate(Record(id=f"r{i}", text=text, embedding=vec), i + 1))
+    ties = [cosine(cands[0].record.embedding, cands[15].record.embedding)]  # type: ignore[arg-type]
+    for cutoff in (0.9, 0.95, *ties):
+        fast = [(d.id, getattr(d, "duplicate_of", None)) for d in dedup(cands, embedding_cutoff=cutoff,
+                                                                      exact_scan_limit=limit)]
+        with monkeypatch.context() as patched:
+            patched.setattr(dedup_pass, "KeptVectors", _PairByPair)
+            slow = [(d.id, getattr(d, "duplicate_of", None)) for d in dedup(cands, embedding_cutoff=cutoff,
+                                                                          exact_scan_limit=limit)]
+        assert fast == slow
+        assert any(dup for _, dup in fast)  # the case drops records
+
+
+def test_dedup_still_refuses_embeddings_of_different_lengths() -> None:
+    cands = [Candidate(Record(id="a", text="one text", embedding=(1.0, 0.0)), 1),
+             Candidate(Record(id="b", text="another", embedding=(1.0, 0.0, 0.0)), 2)]
+    with pytest.raises(ValueError, match="different lengths"):
+        list(dedup(cands))
