@@ -68,17 +68,11 @@ def _components_same_length(vectors: list[tuple[float, ...]], threshold: float) 
 
     n, dim = len(vectors), len(vectors[0])
     labels = np.arange(n)
-    try:
-        x = np.fromiter(chain.from_iterable(vectors), dtype=np.float64, count=n * dim).reshape(n, dim)
-    except OverflowError:  # an integer beyond float range: `cosine` decides (and raises) as it always did
+    unit = _unit_rows(vectors, dim)
+    if unit is None:  # an integer beyond float range: `cosine` decides (and raises) as it always did
         _link_one_by_one(vectors, threshold, labels, np.ones(n, dtype=bool))
         return [int(label) for label in labels]
-    biggest = np.max(np.abs(x), axis=1, initial=0.0)
-    unsafe = ~((biggest >= _SAFE_LOW) & (biggest <= _SAFE_HIGH)) & (biggest != 0.0)  # NaN is unsafe too
-    x[unsafe] = 0.0
-    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
-    norms[norms == 0.0] = 1.0  # zero rows stay zero: cosine 0.0 with anything, exactly as `cosine` says
-    y = x / norms[:, None]
+    y, unsafe = unit
     margin = _margin(dim)
     rows = max(1, _BLOCK_CELLS // n)
     for start in range(0, n, rows):
@@ -135,36 +129,42 @@ def _union(labels: npt.NDArray[np.intp], i: npt.NDArray[np.intp], j: npt.NDArray
 
 
 
-def _unit_row(vector: tuple[float, ...]) -> tuple[npt.NDArray[np.float64], bool]:
-    """`vector` normalised as `components` normalises it, and whether it is unsafe (left to `cosine`)."""
+def _unit_rows(vectors: Sequence[tuple[float, ...]], dim: int
+               ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None:
+    """The vectors as unit rows, and which are unsafe (left to `cosine`: their rows are zero); zero vectors
+    stay zero rows, whose cosine with anything is 0.0 as `cosine` says. None: a value beyond float range."""
     import numpy as np
 
     try:
-        x = np.array(vector, dtype=np.float64)
+        x = np.fromiter(chain.from_iterable(vectors), dtype=np.float64, count=len(vectors) * dim)
     except OverflowError:
-        return np.zeros(len(vector)), True
-    biggest = float(np.max(np.abs(x), initial=0.0))
-    if biggest == 0.0:
-        return x, False
-    if not _SAFE_LOW <= biggest <= _SAFE_HIGH:  # NaN too
-        return np.zeros(len(vector)), True
-    return x / math.sqrt(float(x @ x)), False
+        return None
+    x = x.reshape(len(vectors), dim)
+    biggest = np.max(np.abs(x), axis=1, initial=0.0)
+    unsafe = ~((biggest >= _SAFE_LOW) & (biggest <= _SAFE_HIGH)) & (biggest != 0.0)  # NaN is unsafe too
+    x[unsafe] = 0.0
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+    norms[norms == 0.0] = 1.0
+    return x / norms[:, None], unsafe
 
 
 class KeptVectors:
-    """Embeddings kept so far, normalised once, so that a new embedding is compared with many of them in one
-    product (dedup compares a record with up to 128 kept ones). A verdict is exactly `cosine(new, kept) >=
-    cutoff`, decided as `components` decides it; embeddings of other lengths are left to the caller."""
+    """Embeddings kept so far, so that a new embedding is compared with many of them in one product (dedup
+    compares a record with up to 128 kept ones). Each is normalised once, when first compared (a record that
+    is never compared costs nothing). A verdict is exactly `cosine(new, kept) >= cutoff`, decided as
+    `components` decides it; embeddings of other lengths are left to the caller."""
 
     def __init__(self) -> None:
-        self._where: dict[int, int] = {}  # the caller's key -> row in its length's shelf
+        self._where: dict[int, tuple[int, int]] = {}  # the caller's key -> (length, row in that shelf)
         self._shelves: dict[int, _Shelf] = {}  # by length
 
     def add(self, key: int, vector: tuple[float, ...]) -> None:
         shelf = self._shelves.get(len(vector))
         if shelf is None:
-            shelf = self._shelves[len(vector)] = _Shelf(len(vector))
-        self._where[key] = shelf.add(key, vector)
+            shelf = self._shelves[len(vector)] = _Shelf()
+        self._where[key] = (len(vector), len(shelf.keys))
+        shelf.keys.append(key)
+        shelf.vectors.append(vector)
 
     def at_least(self, vector: tuple[float, ...], keys: Sequence[int], cutoff: float) -> set[int]:
         """The keys among `keys` whose embedding has `vector`'s length and `cosine(vector, it) >= cutoff`."""
@@ -173,14 +173,16 @@ class KeptVectors:
         shelf = self._shelves.get(len(vector))
         if shelf is None:
             return set()
-        rows = np.array([self._where[k] for k in keys if k in self._where and shelf.holds(k, self._where[k])],
-                        dtype=np.intp)
+        dim = len(vector)
+        rows = np.array([w[1] for w in map(self._where.get, keys) if w is not None and w[0] == dim], dtype=np.intp)
         if not rows.size:
             return set()
-        own, own_unsafe = _unit_row(vector)
-        sims = shelf.unit[rows] @ own
-        margin = _margin(len(vector))
-        check = (np.abs(sims - cutoff) <= margin) | shelf.unsafe[rows] | own_unsafe  # `cosine` decides these
+        unit, unsafe = shelf.ready(rows, dim)
+        own = _unit_rows([vector], dim)
+        own_unsafe = own is None or bool(own[1][0])
+        sims = unit[rows] @ (own[0][0] if own is not None else np.zeros(dim))
+        margin = _margin(dim)
+        check = (np.abs(sims - cutoff) <= margin) | unsafe[rows] | own_unsafe  # `cosine` decides these
         sure = (sims >= cutoff + margin) & ~check
         found = {shelf.keys[r] for r in rows[sure].tolist()}
         found.update(shelf.keys[r] for r in rows[check].tolist() if cosine(vector, shelf.vectors[r]) >= cutoff)
@@ -188,27 +190,33 @@ class KeptVectors:
 
 
 class _Shelf:
-    """The kept embeddings of one length: their unit rows in a matrix that doubles as it fills."""
+    """The kept embeddings of one length, and the unit rows of those compared so far."""
 
-    def __init__(self, dim: int) -> None:
-        import numpy as np
-
+    def __init__(self) -> None:
         self.keys: list[int] = []
         self.vectors: list[tuple[float, ...]] = []
-        self.unit = np.zeros((8, dim))
-        self.unsafe = np.zeros(8, dtype=bool)
+        self.unit: npt.NDArray[np.float64] | None = None  # grows by doubling
+        self.unsafe: npt.NDArray[np.bool_] | None = None
+        self.done: npt.NDArray[np.bool_] | None = None
 
-    def add(self, key: int, vector: tuple[float, ...]) -> int:
+    def ready(self, rows: npt.NDArray[np.intp], dim: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+        """The unit rows, with `rows` among those computed."""
         import numpy as np
 
-        row = len(self.keys)
-        if row == self.unit.shape[0]:
-            self.unit = np.concatenate([self.unit, np.zeros_like(self.unit)])
-            self.unsafe = np.concatenate([self.unsafe, np.zeros_like(self.unsafe)])
-        self.unit[row], self.unsafe[row] = _unit_row(vector)
-        self.keys.append(key)
-        self.vectors.append(vector)
-        return row
-
-    def holds(self, key: int, row: int) -> bool:
-        return row < len(self.keys) and self.keys[row] == key
+        if self.unit is None or self.unsafe is None or self.done is None or self.unit.shape[0] < len(self.keys):
+            size = max(8, 2 * len(self.keys))
+            unit, unsafe, done = np.zeros((size, dim)), np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
+            if self.unit is not None and self.unsafe is not None and self.done is not None:
+                old = self.unit.shape[0]
+                unit[:old], unsafe[:old], done[:old] = self.unit, self.unsafe, self.done
+            self.unit, self.unsafe, self.done = unit, unsafe, done
+        todo = rows[~self.done[rows]]
+        if todo.size:
+            vectors = [self.vectors[r] for r in todo.tolist()]
+            computed = _unit_rows(vectors, dim)
+            if computed is None:  # a value beyond float range: `cosine` decides each pair with these
+                self.unit[todo], self.unsafe[todo] = 0.0, True
+            else:
+                self.unit[todo], self.unsafe[todo] = computed
+            self.done[todo] = True
+        return self.unit, self.unsafe
