@@ -8,11 +8,13 @@ top of the sources, in facts from metadata only: which handle is what. We never 
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..records.candidates import Candidate, status_text
-from ..records.vectors import cosine
+from ..records.vectors import components
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,8 @@ def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_thresho
             loose.append((handle, cand))
     found: list[tuple[str | None, list[tuple[str, Candidate]]]] = list(groups.items())
     if embedding_threshold is not None:  # not `or`: a threshold of 0.0 is a threshold
-        found += [(None, members) for members in _cluster(loose, embedding_threshold)]
+        groups_of = _embedding_groups([c for _, c in loose], embedding_threshold)
+        found += [(None, [loose[i] for i in members]) for members in groups_of]
     conflicts = []
     for topic, members in found:
         current = tuple(h for h, c in members if is_current_authoritative(c))
@@ -62,25 +65,48 @@ def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_thresho
     return tuple(conflicts)
 
 
-def _cluster(items: list[tuple[str, Candidate]], threshold: float) -> list[list[tuple[str, Candidate]]]:
-    """Single-link groups of records whose embeddings have cosine >= threshold."""
-    parent = list(range(len(items)))
+def group_embeddings(embeddings: Sequence[tuple[float, ...]], threshold: float) -> list[list[int]]:
+    """Single-link groups (two or more members) of embeddings at cosine >= threshold, as index lists: members
+    in input order, groups in order of their first member. Embeddings of different lengths never group."""
+    return _groups(components(embeddings, threshold))
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
 
-    for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            a, b = items[i][1].record.embedding, items[j][1].record.embedding
-            if a is not None and b is not None and len(a) == len(b) and cosine(a, b) >= threshold:
-                parent[root(j)] = root(i)
-    clusters: dict[int, list[tuple[str, Candidate]]] = {}
-    for i, item in enumerate(items):
-        clusters.setdefault(root(i), []).append(item)
-    return [members for members in clusters.values() if len(members) > 1]
+def _groups(labels: Sequence[int]) -> list[list[int]]:
+    """Indices sharing a label, in order of first appearance; singletons left out."""
+    found: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        found.setdefault(label, []).append(i)
+    return [members for members in found.values() if len(members) > 1]
+
+
+@dataclass(frozen=True)
+class _Grouped:
+    """One grouping, kept so the next request for the same candidates reuses it. Weak references: the cache
+    never keeps an assembly's records alive, and a candidate that died cannot be mistaken for a new one that
+    took its address."""
+
+    threshold: float
+    members: tuple[weakref.ref[Candidate], ...]
+    position: dict[int, int]  # id(candidate) -> index in members
+    labels: tuple[int, ...]  # component label per member
+
+
+_last = threading.local()  # per thread: concurrent assemblies never evict each other's grouping
+
+
+def _embedding_groups(cands: Sequence[Candidate], threshold: float) -> list[list[int]]:
+    """`group_embeddings` of the candidates' embeddings, computed once per assembly: the `edges-authority`
+    order and the conflict report both ask for the groups of the same seated candidates (in rank order, then
+    in seat order), and the second request reuses the first's components."""
+    last: _Grouped | None = getattr(_last, "grouped", None)
+    if last is not None and last.threshold == threshold and len(last.members) == len(cands):
+        where = [last.position.get(id(c), -1) for c in cands]
+        if len(set(where)) == len(cands) and all(p >= 0 and last.members[p]() is c for p, c in zip(where, cands)):
+            return _groups([last.labels[p] for p in where])
+    labels = components([c.record.embedding or () for c in cands], threshold)
+    _last.grouped = _Grouped(threshold, tuple(weakref.ref(c) for c in cands),
+                             {id(c): i for i, c in enumerate(cands)}, tuple(labels))
+    return _groups(labels)
 
 
 def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str], *, style: str = "facts") -> str:

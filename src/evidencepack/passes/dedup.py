@@ -28,12 +28,12 @@ import sys
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..optspec import check_number, option, optional_float
 from ..records.candidates import Candidate, Dropped
-from ..records.vectors import cosine
+from ..records.vectors import KeptVectors, cosine
 from . import lsh as _lsh
 
 #: Chosen by `tests/test_passes.py::test_default_threshold_separates_labelled_pairs`: every labelled
@@ -194,6 +194,7 @@ class _NearDuplicates:
         self.groups: dict[Guards, list[int]] = {}
         self.with_embedding: dict[Guards, list[int]] = {}
         self.index: _lsh.Index | None = None
+        self.vectors = KeptVectors()  # the kept embeddings, normalised once
         self._signature: tuple[str, list[int]] | None = None  # the last candidate's, reused when it is kept
 
     def original_of(self, cand: Candidate, fp: Fingerprint) -> str | None:
@@ -203,7 +204,7 @@ class _NearDuplicates:
         guards = fp[2:]
         group = self.groups.get(guards, [])
         if len(group) <= self.limit or (self.threshold <= 1.0 and not self.text_lsh):
-            return _first_match(cand, fp, self.kept, group, self.threshold, self.cutoff)
+            return _first_match(cand, fp, self.kept, group, self.threshold, self.cutoff, self.vectors)
         found: set[int] = set()
         if self.text_lsh:
             found |= self._index().candidates(self._fine(cand, fp), len(fp[1]), salt=guards)
@@ -211,7 +212,7 @@ class _NearDuplicates:
             window = self.with_embedding.get(guards, [])
             found.update(window[:EMBEDDING_WINDOW])
             found.update(window[-EMBEDDING_WINDOW:])
-        return _first_match(cand, fp, self.kept, sorted(found), self.threshold, self.cutoff)
+        return _first_match(cand, fp, self.kept, sorted(found), self.threshold, self.cutoff, self.vectors)
 
     def keep(self, cand: Candidate, fp: Fingerprint) -> None:
         item = len(self.kept)
@@ -219,6 +220,8 @@ class _NearDuplicates:
         self.groups.setdefault(fp[2:], []).append(item)
         if cand.record.embedding is not None:
             self.with_embedding.setdefault(fp[2:], []).append(item)
+            if self.cutoff is not None:
+                self.vectors.add(item, cand.record.embedding)
         if self.index is not None:
             self.index.add(item, self._fine(cand, fp), len(fp[1]), salt=fp[2:])
 
@@ -236,17 +239,23 @@ class _NearDuplicates:
 
 
 def _first_match(cand: Candidate, fp: Fingerprint, kept: list[tuple[Candidate, Fingerprint]],
-                 items: Iterable[int], threshold: float, embedding_cutoff: float | None) -> str | None:
+                 items: Sequence[int], threshold: float, embedding_cutoff: float | None,
+                 vectors: KeptVectors) -> str | None:
     """The first of `items` (kept positions, ascending) that `cand` duplicates: same numbers and negations,
-    and embedding cosine >= the cutoff or Jaccard >= the threshold (the test the exact scan always made)."""
+    and embedding cosine >= the cutoff or Jaccard >= the threshold (the test the exact scan always made).
+    The cosines with kept embeddings of the same length come from one product (`KeptVectors`, the same
+    verdicts); one of another length still reaches `cosine`, which refuses it."""
     size = len(fp[1])
+    mine = cand.record.embedding
+    close = vectors.at_least(mine, items, embedding_cutoff) if mine is not None and embedding_cutoff is not None \
+        else set()
     for item in items:
         other, ofp = kept[item]
         if fp[2] != ofp[2] or fp[3] != ofp[3]:
             continue  # a different number or negation: a different rule, however similar the wording
-        if (embedding_cutoff is not None and cand.record.embedding is not None
-                and other.record.embedding is not None
-                and cosine(cand.record.embedding, other.record.embedding) >= embedding_cutoff):
+        theirs = other.record.embedding
+        if embedding_cutoff is not None and mine is not None and theirs is not None and (
+                item in close if len(theirs) == len(mine) else cosine(mine, theirs) >= embedding_cutoff):
             return other.id
         if threshold > 1.0:
             continue
