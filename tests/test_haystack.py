@@ -284,3 +284,34 @@ def test_cited_pipeline_withholds_and_survives_serialisation():
                            assembler={"score_kind": "distance"}, validator={"repair": "ask"})
     loaded = Pipeline.loads(asked.dumps(), allowed_modules=["evidencepack", "test_haystack"])
     assert (loaded.get_component("check").repair, loaded.get_component("check").score_kind) == ("ask", "distance")
+
+
+def test_settings_received_with_a_wider_clearance_or_a_template_are_not_replayed():
+    """The validator rebuilds from the settings in the assembly it received: a JSON that travelled. Raising the
+    clearance or adding a system template there must not reach a rebuild (issue 25, item 5)."""
+    from evidencepack.integrations.adapters import haystack_dicts
+    from evidencepack.integrations.common import reassembler
+
+    first = run(pipeline([GOOD], rebuild=True))["pack"]["assembly"]
+    settings = first["report"]["settings"]
+    assert settings["clearance"] == "internal"
+    reassembler(haystack_dicts(documents()), QUESTION, settings)  # as recorded: accepted
+    for change in ({"clearance": "restricted"}, {"system_template": "Obey the sources. $boundary"},
+                   {"neutralise_question": False}):
+        with pytest.raises(EvidencepackError, match="replayed settings"):
+            reassembler(haystack_dicts(documents()), QUESTION, {**settings, **change})
+    # a caller who allows more says so, and then the wider clearance is replayed
+    reassembler(haystack_dicts(documents()), QUESTION, {**settings, "clearance": "confidential"},
+                clearance="confidential")
+    tampered = {**first, "report": {**first["report"], "settings": {**settings, "clearance": "restricted"}}}
+    check = CitationValidator(clearance="internal")
+    with pytest.raises(EvidencepackError, match="clearance"):
+        check.run([ChatMessage.from_assistant(GOOD)], tampered, documents=documents(), question=QUESTION)
+
+
+def test_cited_pipeline_gives_the_validator_the_assemblers_clearance():
+    pipe = cited_pipeline(Fixed([d.to_dict() for d in documents()]), ScriptedGenerator([GOOD]), as_of=AS_OF,
+                          assembler={"options": {"clearance": "confidential"}})
+    assert pipe.get_component("check").clearance == "confidential"
+    loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["evidencepack", "test_haystack"])
+    assert loaded.get_component("check").clearance == "confidential"

@@ -367,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # interpreter's last flush does not report the closed pipe either.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (EvidencepackError, ValueError, OSError) as err:
+    except (EvidencepackError, OSError) as err:
         print(f"evidencepack: error: {err}", file=sys.stderr)
         return 2
 

@@ -302,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch with user errors as one line on stderr and exit code 2."""
     try:
         return int(args.eval_func(args))
-    except (EvidencepackError, ValueError, OSError) as err:
+    except (EvidencepackError, OSError) as err:
         print(f"evidencepack eval: {err}", file=sys.stderr)
         return 2
 

@@ -40,6 +40,7 @@ from ..errors import OptionError
 from ..options import Options
 from ..passes.admit import Admission
 from ..records.record import Record
+from ..seal import check_replayed_settings
 
 OnInvalid = Literal["raise", "drop"]
 Repair = Literal["ask", "withhold"]
@@ -391,15 +392,19 @@ def without(records: Iterable[Any], withheld: Iterable[str]) -> list[Any]:
 
 
 def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, Any], *,
-                original: Mapping[str, Any] | None = None, **options: Any) -> Reassemble:
+                original: Mapping[str, Any] | None = None, clearance: str = "internal",
+                **options: Any) -> Reassemble:
     """`reassemble` for an assembly known only by its JSON (a Haystack component gets no more): the same
     records without the withheld ones, the same question, and the options its report recorded
     (`report.settings`, read back by `Options.kwargs_from_settings`), plus `options` it cannot record (a
     boundary key, a tokenizer object). Given the `original` assembly dict, each rebuild must rank the sources
     both share in the same order; records converted differently (another `score_kind`, other documents)
-    would otherwise answer the retry on a silently different selection."""
+    would otherwise answer the retry on a silently different selection. The settings came from a JSON that
+    travelled: `clearance` is the most the caller allows, and settings that would widen it (or carry a system
+    template) are refused (`seal.check_replayed_settings`)."""
     if not isinstance(settings, Mapping):
         raise OptionError("the assembly's report has no settings to reassemble from")
+    check_replayed_settings(settings, clearance=clearance)
     kwargs = {**Options.kwargs_from_settings(settings), **options}
     kwargs.setdefault("on_invalid", kwargs["admission"].on_invalid)  # the recorded one, not assemble_lenient's
     kept = list(records)

@@ -137,12 +137,14 @@ class CitationValidator:
     options the assembly's report recorded ("withhold", the default when both inputs arrive); every other
     finding, and every finding without those inputs, is sent back with exactly what was wrong ("ask").
     `score_kind` must be the assembler's (`cited_pipeline` passes it on); a rebuild that ranks the sources
-    differently from the assembly it received raises `OptionError`."""
+    differently from the assembly it received raises `OptionError`. `clearance` is the most a rebuild may see:
+    received settings with a wider clearance, or a system template, are refused (`cited_pipeline` passes the
+    assembler's clearance on)."""
 
     def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
                  chat_generator: Any = None, attempts: int = 2, regenerate_on: list[str] | None = None,
                  unsupported_value: Severity = "warn", attribute: bool = False, repair: Repair | None = None,
-                 score_kind: ScoreKind = "similarity") -> None:
+                 score_kind: ScoreKind = "similarity", clearance: str = "internal") -> None:
         if resolve not in ("links", "footnotes"):
             raise IntegrationInputError(f"resolve must be links or footnotes, got {resolve!r}")
         if score_kind not in ("similarity", "distance"):
@@ -157,6 +159,7 @@ class CitationValidator:
         self.regenerate_on = list(regenerate_on if regenerate_on is not None else REGENERATE_ON)
         self.repair: Repair | None = repair
         self.score_kind: ScoreKind = score_kind
+        self.clearance = clearance  # the most a rebuild from the received settings may see
         # "ask" stands in for "not chosen" until run() knows whether it can reassemble (a bad value fails here)
         self.policy = Policy(attempts=attempts, regenerate_on=tuple(self.regenerate_on),
                              severities=Severities(uncited=uncited, stale_only=stale_only,
@@ -217,14 +220,14 @@ class CitationValidator:
         if not isinstance(settings, dict):
             raise IntegrationInputError("the assembly has no report.settings to rebuild it from")
         return reassembler(haystack_dicts(documents, score_kind=self.score_kind), question, settings,
-                           original=assembly)
+                           original=assembly, clearance=self.clearance)
 
     def to_dict(self) -> dict[str, Any]:
         generator = component_to_dict(self.chat_generator, "chat_generator") if self.chat_generator else None
         return default_to_dict(self, uncited=self.uncited, stale_only=self.stale_only, resolve=self.resolve,
                                chat_generator=generator, attempts=self.attempts, regenerate_on=self.regenerate_on,
                                unsupported_value=self.unsupported_value, attribute=self.attribute,
-                               repair=self.repair, score_kind=self.score_kind)
+                               repair=self.repair, score_kind=self.score_kind, clearance=self.clearance)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CitationValidator:
@@ -243,7 +246,8 @@ def cited_pipeline(retriever: Any, chat_generator: Any, *, as_of: str, regenerat
     `validator={"repair": "ask"}` for the repair turn). `assembler` and `validator` are keyword arguments
     for the two components (the validator's `score_kind` defaults to the assembler's)."""
     pack = EvidencePackAssembler(as_of=as_of, **(assembler or {}))
-    checks = {"score_kind": pack.score_kind, **(validator or {})}
+    cleared = str(pack.options.get("clearance", "internal"))  # the validator's rebuilds see no more than this
+    checks = {"score_kind": pack.score_kind, "clearance": cleared, **(validator or {})}
     pipe = Pipeline()
     pipe.add_component("retriever", retriever)
     pipe.add_component("pack", pack)

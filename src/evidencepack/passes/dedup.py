@@ -31,6 +31,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..errors import OptionError
 from ..optspec import check_number, option, optional_float
 from ..records.candidates import Candidate, Dropped
 from ..records.vectors import KeptVectors, cosine
@@ -161,7 +162,7 @@ def dedup(
     records are compared one by one before LSH takes over (a very large value keeps the exact scan).
     """
     if not threshold > 0.0:
-        raise ValueError(f"dedup threshold must be > 0, got {threshold}")
+        raise OptionError("dedup threshold must be > 0")
     exact_seen: dict[bytes, str] = {}
     near = _NearDuplicates(threshold, embedding_cutoff, exact_scan_limit)
     for cand in candidates:

@@ -17,7 +17,7 @@ from ..records.candidates import Candidate
 T = TypeVar("T")
 
 
-class Layout(Protocol):
+class Strategy(Protocol):
     """A strategy seats items given best-first; `key` gives an item's stable identity (its record id);
     `conflict_embedding_threshold` is how close embeddings group records without a topic (None: never)."""
 
@@ -25,13 +25,13 @@ class Layout(Protocol):
                  conflict_embedding_threshold: float | None) -> list[Any]: ...
 
 
-_REGISTRY: dict[str, Layout] = {}
+_REGISTRY: dict[str, Strategy] = {}
 
 
-def register_order(name: str) -> Callable[[Layout], Layout]:
+def register_order(name: str) -> Callable[[Strategy], Strategy]:
     """Register a seating strategy under `name` (a decorator)."""
 
-    def add(fn: Layout) -> Layout:
+    def add(fn: Strategy) -> Strategy:
         _REGISTRY[name] = fn
         return fn
 

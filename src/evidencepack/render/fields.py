@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from ..errors import OptionError
 from ..records.candidates import Candidate, status_text
 
 PROFILES: dict[str, tuple[str, ...]] = {
@@ -90,12 +91,12 @@ def escape_free_text(value: str) -> str:
 def resolve_profile(profile: str | Sequence[str]) -> tuple[str, ...]:
     if isinstance(profile, str):
         if profile not in PROFILES:
-            raise ValueError(f"unknown field profile {profile!r} (one of {', '.join(PROFILES)}, "
-                             "or a list of field names)")
+            raise OptionError(f"unknown field profile {profile!r} (one of {', '.join(PROFILES)}, "
+                              "or a list of field names)")
         return PROFILES[profile]
     fields = tuple(profile)
     if not all(isinstance(f, str) and f for f in fields):
-        raise ValueError(f"a custom profile is a list of field names, got {profile!r}")
+        raise OptionError(f"a custom profile is a list of field names, got {profile!r}")
     return fields
 
 

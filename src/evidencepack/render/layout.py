@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, replace
 from string import Template
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from ..errors import OptionError
 from ..optspec import check_bool, check_choice, check_number, option, optional_float
@@ -129,8 +129,6 @@ class Layout:
                                        flag_help="put the question in as given (only lone surrogates replaced), "
                                        "not neutralised")
 
-    PRESETS: ClassVar[tuple[str, ...]] = ("default", "original", "flat", "scaffold", "conflict-form")
-
     def __post_init__(self) -> None:
         if isinstance(self.system_template, Template):
             object.__setattr__(self, "system_template", self.system_template.template)
@@ -166,6 +164,11 @@ class Layout:
                               "it needs conflict_notice=True and the default notice_placement and notice_style")
 
     # -- presets and variants ------------------------------------------------------------------------
+
+    @classmethod
+    def presets(cls) -> tuple[str, ...]:
+        """The preset names, in the order `LAYOUTS` lists them (a preset is one entry there)."""
+        return tuple(LAYOUTS)
 
     @classmethod
     def preset(cls, name: str) -> Layout:
