@@ -19,7 +19,7 @@ from ..errors import BackendError, DatasetError, OptionError
 from ..passes.admit import ADMISSIONS
 from ..passes.budget import Budget
 from ..records.record import Record
-from ..render.layout import VARIANTS, Layout
+from ..render.layout import LAYOUTS, VARIANTS, Layout
 from .backends import Backend, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
 from .datasets import SweepItem, TrapQuestion, sweep_correct
@@ -36,8 +36,9 @@ EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducibl
 #:   (they were run when it was still called `structured`).
 #: - `flat` is the failing baseline: record texts joined, no handles, no metadata. `flat+exclude` flattens the
 #:   records `structured+exclude` keeps, to tell what the structure does from what leaving stale records out does.
-TRAP_BASES: dict[str, Layout] = {"flat": Layout.preset("flat"), "structured": Layout.preset("default"),
-                                  "original": Layout.preset("original")}
+#: - every other layout preset of the library (`render.layout.LAYOUTS`) is a base under its own name: a preset
+#:   added there is a condition here with no further change.
+TRAP_BASES: dict[str, Layout] = {"structured": Layout.preset("default"), **LAYOUTS}
 #: The `+variant` parts: the library's layout variants (`render.layout.VARIANTS`: reminder, scaffold,
 #: conflict-form, example, notice-question, directive, authority-edges, compact, last-resort), `exclude` (the
 #: library's `exclude-stale` admission: expired and superseded records left out) and `guard`.
