@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, replace
+from functools import cached_property
 from string import Template
 from typing import Any, Literal
 
@@ -206,7 +207,7 @@ class Layout:
         """Header fields; the flat baseline carries none."""
         return resolve_profile(self.profile) if self.has_blocks else ()
 
-    @property
+    @cached_property
     def frame_labels(self) -> tuple[str, ...]:
         """Line-start labels of the frame around the blocks (our templates and the caller's system template):
         record text, metadata and the question must not be able to imitate them."""
