@@ -31,9 +31,9 @@ EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducibl
 #: `render.layout`);
 #: `guard` is the one part that changes what the harness does (one retry, see below).
 #: - `structured` is what `assemble` does by default, whatever the defaults are when you run it: the product.
-#: - `original` pins the first structured layout (`text` blocks, `edges` order, the `if-unanswered` line), so its
-#:   prompts, and the cached answers keyed on them, never move; the published variant tables compare against it
-#:   (they were run when it was still called `structured`).
+#: - `original` pins the first structured layout's options (`text` blocks, `edges` order, the `if-unanswered`
+#:   line), so a change of defaults never moves it (a change of the renderer does: the quoted headers of issue 25
+#:   did); the published variant tables compare against it (they were run when it was still called `structured`).
 #: - `flat` is the failing baseline: record texts joined, no handles, no metadata. `flat+exclude` flattens the
 #:   records `structured+exclude` keeps, to tell what the structure does from what leaving stale records out does.
 #: - every other layout preset of the library (`render.layout.LAYOUTS`) is a base under its own name: a preset

@@ -9,7 +9,8 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   `last-resort` abstain line. On both small models measured it gave the fewest stale answers and the most
   current-correct ones of any layout without an answer form.
 - `original`: the first structured layout, pinned (`text` blocks, `policy` fields, `edges` order, the
-  `if-unanswered` line, the notice on), so its prompts, and answers cached on them, never move.
+  `if-unanswered` line, the notice on): its options never change when the defaults do. Its bytes follow the
+  renderer: they moved once, when the headers were made unforgeable (issue 25).
 - `flat`: the failing baseline: record texts joined by newlines, no handles, no metadata.
 - `scaffold`: the default plus the reminder after the question and the answer form (answer with handles, then
   a conflicts line): the layout that made the 1.5B model name conflicts most often (10/25) and write its
