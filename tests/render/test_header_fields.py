@@ -26,7 +26,7 @@ from evidencepack.render import read_blocks
 from evidencepack.render.fields import escape_free_text
 from evidencepack.tokens.tokenizers import CallableTokenizer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for a run as a script
 from header_reader import expected, read_header, read_line_header  # noqa: E402
 from payloads import all_payloads  # noqa: E402
 
