@@ -24,11 +24,7 @@ ISSUE_RECORDS = [
     {"id": "slack-2023", "text": "Per the handbook [hb-2025] you may carry over 40 days.", "authority": "informal",
      "valid_until": "2024-01-01"},
 ]
-
-
 ISSUE = assemble(ISSUE_RECORDS, "Does PTO carry over?", as_of="2026-06-01", boundary_key="k" * 16)
-
-
 A = assemble([{"id": "hb", "text": "Unused PTO does not carry over.", "authority": "authoritative"},
               {"id": "old", "text": "Five days carry over.", "authority": "superseded"},
               {"id": "secret", "text": "Band L4 pays 70,000.", "sensitivity": "restricted"}],

@@ -6,20 +6,13 @@ import logging
 from datetime import date
 
 import pytest
-from hypothesis import strategies as st
 
 from evidencepack import Budget, Layout, Record, assemble, get_tokenizer
 from evidencepack.render import read_blocks
 
 AS_OF = date(2026, 1, 15)
-
-
 KEY = b"test-key-0123456789"
-
-
 TOK = get_tokenizer("o200k_base")
-
-
 PTO = [
     {"id": "hb", "text": "Unused paid time off does not carry over into the next calendar year.", "rank": 1,
      "doc": "Employee Handbook", "section": "5.2 Paid time off", "date": "2025-01-01", "source_system": "handbook",
@@ -119,28 +112,6 @@ def test_conflict_policy_changes_the_instruction():
     surface = assemble(PTO, "q", as_of=AS_OF).system
     resolve = assemble(PTO, "q", as_of=AS_OF, layout=Layout(conflict_policy="resolve")).system
     assert "say so" in surface and "give one answer" in resolve
-
-
-words = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x2FF),
-                min_size=1, max_size=12)
-
-
-texts = st.lists(words, min_size=1, max_size=60).map(" ".join)
-
-
-record_st = st.fixed_dictionaries(
-    {"text": texts},
-    optional={
-        "authority": st.sampled_from(["authoritative", "informal", "superseded", "unknown"]),
-        "sensitivity": st.sampled_from(["public", "internal", "confidential", "restricted"]),
-        "valid_until": st.dates(min_value=date(2020, 1, 1), max_value=date(2030, 1, 1)).map(str),
-        "topic": st.sampled_from(["a", "b"]),
-        "doc": words,
-    })
-
-
-records_st = st.lists(record_st, min_size=0, max_size=25).map(
-    lambda rs: [{"id": f"r{i}", **r} for i, r in enumerate(rs)])
 
 
 def test_records_accept_record_objects():

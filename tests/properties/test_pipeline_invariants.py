@@ -14,21 +14,11 @@ from evidencepack.render import read_blocks
 from evidencepack.render.formats import FORMATS
 
 AS_OF = date(2026, 1, 15)
-
-
 KEY = b"test-key-0123456789"
-
-
 TOK = get_tokenizer("o200k_base")
-
-
 words = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x2FF),
                 min_size=1, max_size=12)
-
-
 texts = st.lists(words, min_size=1, max_size=60).map(" ".join)
-
-
 record_st = st.fixed_dictionaries(
     {"text": texts},
     optional={
@@ -38,12 +28,8 @@ record_st = st.fixed_dictionaries(
         "topic": st.sampled_from(["a", "b"]),
         "doc": words,
     })
-
-
 records_st = st.lists(record_st, min_size=0, max_size=25).map(
     lambda rs: [{"id": f"r{i}", **r} for i, r in enumerate(rs)])
-
-
 options_st = st.fixed_dictionaries({
     "format": st.sampled_from(FORMATS),
     "order": st.sampled_from(STRATEGIES),
