@@ -6,7 +6,7 @@ model reads), then asserts the closed-vocabulary values it finds are exactly the
 issue's reproductions, a hand-written forgery list (separators, labels, status words, quotes, look-alikes),
 hypothesis over combinations of them, `tests/payloads.py` and the BIPIA attack strings.
 
-`python tests/test_security_headers.py` prints the fuzz counts published in docs/security.md.
+`python tests/render/test_header_fields.py` prints the fuzz counts published in docs/security.md.
 """
 
 from __future__ import annotations
