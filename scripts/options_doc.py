@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate docs/options.md from the option fields' metadata (tests/test_options.py checks it is current).
+"""Regenerate docs/options.md from the option fields' metadata (tests/pipeline/test_options.py checks it is current).
 
     PYTHONPATH=src python scripts/options_doc.py
 """

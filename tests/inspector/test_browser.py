@@ -20,17 +20,18 @@ from evidencepack.eval.experiments import TrapRun
 from evidencepack.eval.report_html import trap_report_html
 from evidencepack.inspector.page import inspector_html
 from evidencepack.render import read_blocks
-from test_inspector import (
+from html_pages import (
     ALLOWED_TAGS,
     BIPIA,
     DEMO_ANSWER,
     HTML_PAYLOADS,
+    META,
+    PNG,
     TOK,
     demo_assembly,
     injected_records,
     visible,
 )
-from test_report_html import META, PNG
 
 #: Everything a person could see or a page could do, measured in the page.
 FACTS = """(() => {

@@ -45,7 +45,7 @@ from evidencepack.eval.judge import judge
 from evidencepack.records.jsonl import load_jsonl
 from evidencepack.records.record import Record
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 CORPUS = load_jsonl(DATA / "holdout3_corpus.jsonl")
 BY_ID = {r.id: r for r in CORPUS}
 TRAPS = load_traps(DATA / "holdout3_traps.jsonl", corpus=CORPUS)

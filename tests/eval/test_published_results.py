@@ -18,7 +18,7 @@ from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
 from evidencepack.eval.report import sweep_report, trap_report
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "eval-results"
 HOLDOUT = ROOT / "tests" / "data" / "holdout_it_traps.jsonl"
 TRAP_TITLE = "# Stale-guidance trap evaluation\n"

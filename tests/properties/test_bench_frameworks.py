@@ -11,7 +11,7 @@ import pytest
 
 from evidencepack import get_tokenizer
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_frameworks.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_frameworks.py"
 LIGHT_ROWS = ("floor", "hand-written", "ep-repeat", "ep-new-q", "ep-cold")
 
 

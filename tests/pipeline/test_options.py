@@ -28,7 +28,7 @@ from evidencepack.cli import build_parser, main
 from evidencepack.data import corpus
 from evidencepack.options import GROUPS, OptionRow, option_rows, reference_markdown
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AS_OF = "2026-06-01"
 KEY = b"options-test-key-not-a-secret-0000"
 RECORDS = [r.to_dict() for r in corpus()[:24]]

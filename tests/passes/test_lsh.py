@@ -92,7 +92,7 @@ def test_planted_near_duplicates_are_found_at_scale() -> None:
 
 
 def test_the_labelled_pairs_also_through_lsh() -> None:
-    from test_passes import DISTINCT, DUPLICATES
+    from dedup_pairs import DISTINCT, DUPLICATES
 
     merged = 0
     for a, b in DUPLICATES + DISTINCT:

@@ -6,7 +6,7 @@ model reads), then asserts the closed-vocabulary values it finds are exactly the
 issue's reproductions, a hand-written forgery list (separators, labels, status words, quotes, look-alikes),
 hypothesis over combinations of them, `tests/payloads.py` and the BIPIA attack strings.
 
-`python tests/test_security_headers.py` prints the fuzz counts published in docs/security.md.
+`python tests/render/test_header_fields.py` prints the fuzz counts published in docs/security.md.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from evidencepack.render import read_blocks
 from evidencepack.render.fields import escape_free_text
 from evidencepack.tokens.tokenizers import CallableTokenizer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for a run as a script
 from header_reader import expected, read_header, read_line_header  # noqa: E402
 from payloads import all_payloads  # noqa: E402
 

@@ -19,11 +19,7 @@ from evidencepack.eval.datasets import load_traps
 from evidencepack.eval.experiments import TrapRun, default_validator
 from evidencepack.eval.report import fmt_rate, trap_metrics
 from evidencepack.eval.report_html import sweep_report_html, trap_report_html
-from test_inspector import HTML_PAYLOADS, Page, assert_inert, visible
-
-META = {"backend": "scripted", "model": "scripted-reader", "is_model": False}
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJ"
-                       "RU5ErkJggg==")  # a 1x1 pixel
+from html_pages import HTML_PAYLOADS, META, PNG, Page, assert_inert, visible
 
 
 def cli(*argv: str) -> int:

@@ -33,7 +33,7 @@ from flat import grouped
 from payloads import ROLE_MARKERS, all_payloads
 from regex_cost import linear_time_problems
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 BIPIA = SHARED / "data" / "bipia" / "text_attack_train.json"
 BLOCK_FORMATS = ("compact", "text", "xml", "markdown", "json")
 FORMATS = (*BLOCK_FORMATS, "flat")

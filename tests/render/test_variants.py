@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from evidencepack import Budget, Layout, Record, assemble
@@ -17,6 +17,7 @@ from evidencepack.render import read_blocks
 from evidencepack.render.guidance import EXAMPLE, REMINDER, SCAFFOLD
 from evidencepack.tokens.tokenizers import get_tokenizer
 from flat import grouped
+from reached import count_reached, reached
 
 TOK = get_tokenizer()
 AS_OF = "2026-06-01"
@@ -169,16 +170,28 @@ def test_compact_defuses_delimiters_in_record_text() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.fixed_dictionaries({}, optional={k: st.sampled_from([ORIGINAL[k], v]) for k, v in VARIANTS.items()}),
        st.integers(min_value=300, max_value=3000))
+@example({}, 3000)
 def test_any_combination_counts_exactly_and_reads_back(options: dict, window: int) -> None:
+    """Any combination of variants in any window of 300-3000 tokens counts exactly, fits and reads back.
+    Assumed (`assume`): the window holds the prompt's frame. A window too small for it must raise
+    BudgetError (asserted), and that draw is rejected; `test_any_combination_reaches_its_assertions` counts
+    the examples that got past it."""
     budget = Budget(context_window=window, output_reserve=100, safety_margin=0)
     try:
         a = demo(budget=budget, **options)
     except Exception as err:  # a window too small for the frame is a BudgetError, nothing else
         assert type(err).__name__ == "BudgetError", err
-        return
+        a = None
+    assume(a is not None)
     assert a.report.budget["prompt_tokens"] == TOK.count(a.system) + TOK.count(a.user) <= window - 100
     handles = [b.handle for b in read_blocks(a.user, a.boundary, a.format)]
     assert handles == [m.handle for m in a.manifest]
+    reached("any_combination")
+
+
+def test_any_combination_reaches_its_assertions() -> None:
+    """The property above is not vacuous: run again, at least half its 40 examples fit their window."""
+    assert count_reached(test_any_combination_counts_exactly_and_reads_back, "any_combination")["any_combination"] >= 20
 
 
 def test_last_resort_abstain_is_the_default_and_replaces_only_the_do_not_know_line() -> None:
@@ -264,16 +277,28 @@ def test_conflict_form_option_errors(options: dict, message: str) -> None:
 @given(st.fixed_dictionaries({}, optional={k: st.sampled_from([ORIGINAL[k], VARIANTS[k]])
                                             for k in ("reminder", "example", "order", "format", "abstain")}),
        st.integers(min_value=300, max_value=3000))
+@example({}, 3000)
 def test_conflict_form_counts_exactly_in_any_window(options: dict, window: int) -> None:
+    """The conflict form with any other variants, in any window of 300-3000 tokens, counts exactly, fits,
+    reads back, and appears exactly when there is a conflict. Assumed (`assume`): the window holds the
+    prompt's frame. A window too small for it must raise BudgetError (asserted), and that draw is rejected;
+    `test_conflict_form_reaches_its_assertions` counts the examples that got past it."""
     budget = Budget(context_window=window, output_reserve=100, safety_margin=0)
     try:
         a = demo(budget=budget, conflict_form=True, **options)
     except Exception as err:  # a window too small for the frame is a BudgetError, nothing else
         assert type(err).__name__ == "BudgetError", err
-        return
+        a = None
+    assume(a is not None)
     assert a.report.budget["prompt_tokens"] == TOK.count(a.system) + TOK.count(a.user) <= window - 100
     assert [b.handle for b in read_blocks(a.user, a.boundary, a.format)] == [m.handle for m in a.manifest]
     assert ("Reply in this form:" in a.user) == bool(a.report.conflicts)
+    reached("conflict_form")
+
+
+def test_conflict_form_reaches_its_assertions() -> None:
+    """The property above is not vacuous: run again, at least half its 30 examples fit their window."""
+    assert count_reached(test_conflict_form_counts_exactly_in_any_window, "conflict_form")["conflict_form"] >= 15
 
 
 def test_cli_conflict_form(tmp_path, capsys) -> None:
