@@ -37,7 +37,7 @@ from ..records.candidates import Candidate, Dropped
 from ..records.vectors import KeptVectors, cosine
 from . import lsh as _lsh
 
-#: Chosen by `tests/test_passes.py::test_default_threshold_separates_labelled_pairs`: every labelled
+#: Chosen by `tests/passes/test_dedup.py::test_default_threshold_separates_labelled_pairs`: every labelled
 #: duplicate pair there scores >= 0.91 and every distinct pair <= 0.65.
 DEFAULT_THRESHOLD = 0.85
 EMBEDDING_CUTOFF = 0.95

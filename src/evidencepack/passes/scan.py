@@ -69,7 +69,7 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
 )
 # Every pattern above is linear: repeats that could run over the start of another match are bounded
 # (`[^>]{0,500}`), so `<img <img <img …` or `<|` plus a megabyte of spaces cannot make the scan quadratic
-# (`tests/test_security.py` checks each pattern; `benchmarks/bench_neutralise.py` measures the growth).
+# (`tests/properties/test_untrusted_text.py` checks each pattern; `benchmarks/bench_neutralise.py` measures the growth).
 # Characters with no business in retrieved prose: tag characters, bidi overrides, ANSI escapes, C0/C1
 # controls other than tab and newline. Their presence is a signal in itself.
 _HIDDEN = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x1b\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

@@ -148,7 +148,7 @@ def _defuse_handle(original: str) -> str:
 
 #: The label words of evidencepack's own frame: `Sources:` and `Question:` (user message), `Context:` (the
 #: flat format), `Notice:` (the conflict notice). A record line that starts with one of them could pass for
-#: the frame, so it is defused like a role label. `tests/test_neutralise.py` checks this list against the
+#: the frame, so it is defused like a role label. `tests/render/test_neutralise.py` checks this list against the
 #: built-in templates; callers with their own templates pass `frame_labels=template_labels(...)`.
 DEFAULT_FRAME_LABELS: tuple[str, ...] = ("context", "notice", "question", "sources")
 

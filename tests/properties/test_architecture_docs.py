@@ -12,7 +12,7 @@ import pytest
 from evidencepack.passes import order
 from evidencepack.render import formats
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text("utf-8"), re.DOTALL)
 
 
