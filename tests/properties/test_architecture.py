@@ -11,7 +11,6 @@ import pytest
 from complexity import complexity
 from import_graph import cycles, graph
 
-LIMIT = 20
 
 
 def test_no_import_cycle_in_the_package() -> None:
