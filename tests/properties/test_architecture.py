@@ -12,7 +12,6 @@ from complexity import complexity
 from import_graph import cycles, graph
 
 
-
 def test_no_import_cycle_in_the_package() -> None:
     """Edges are every import that can run, at module level or inside a function (see import_graph.py)."""
     found = cycles(graph())
