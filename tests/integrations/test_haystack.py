@@ -315,3 +315,20 @@ def test_cited_pipeline_gives_the_validator_the_assemblers_clearance():
     assert pipe.get_component("check").clearance == "confidential"
     loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["evidencepack", "test_haystack"])
     assert loaded.get_component("check").clearance == "confidential"
+
+
+def test_any_finding_kind_is_set_through_severities_and_survives_serialisation():
+    """`severities` reaches kinds the three keywords do not (here `unknown_handle`), and overrides them."""
+    def kinds(**check):
+        verdict = run(pipeline([UNKNOWN], **check))["check"]["verdict"]
+        return [(f["kind"], f["severity"]) for f in verdict["findings"]]
+
+    assert ("unknown_handle", "error") in kinds()
+    assert ("unknown_handle", "warn") in kinds(severities={"unknown_handle": "warn"})
+    pipe = pipeline([UNKNOWN], severities={"unknown_handle": "off"})
+    loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["evidencepack", "test_haystack"])
+    assert loaded.get_component("check").severities == {"unknown_handle": "off"}
+    assert all(kind != "unknown_handle" for kind, _ in
+               [(f["kind"], f["severity"]) for f in run(loaded)["check"]["verdict"]["findings"]])
+    with pytest.raises(EvidencepackError, match="unknown finding kind"):
+        CitationValidator(severities={"made_up": "off"})

@@ -391,6 +391,14 @@ def without(records: Iterable[Any], withheld: Iterable[str]) -> list[Any]:
     return [r for r in records if kept(r)]
 
 
+def severities_of(severities: Severities | Mapping[str, Severity] | None, *, uncited: Severity,
+                  stale_only: Severity, unsupported_value: Severity) -> Severities:
+    """The severities an entry point checks with: `severities` (a `Severities`, taken as is, or a mapping of
+    finding kind to level, any kind) over the three shortcut keywords the entry points have always taken."""
+    base = Severities(uncited=uncited, stale_only=stale_only, unsupported_value=unsupported_value)
+    return Severities.from_mapping(severities, base=base)
+
+
 def reassembler(records: Sequence[Any], question: str, settings: Mapping[str, Any], *,
                 original: Mapping[str, Any] | None = None, clearance: str = "internal",
                 **options: Any) -> Reassemble:

@@ -41,7 +41,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
 
 from ..assemble import Assembly
 from ..citations import SourceIndex, withheld_note
-from ..citations.severities import Severities, Severity
+from ..citations.severities import Severity
 from ..errors import OptionError
 from ..options import Options
 from ..passes.budget import Budget
@@ -59,6 +59,7 @@ from .common import (
     default_repair,
     reassembler,
     repair,
+    severities_of,
     withheld_retry,
 )
 
@@ -139,12 +140,14 @@ class CitationValidator:
     `score_kind` must be the assembler's (`cited_pipeline` passes it on); a rebuild that ranks the sources
     differently from the assembly it received raises `OptionError`. `clearance` is the most a rebuild may see:
     received settings with a wider clearance, or a system template, are refused (`cited_pipeline` passes the
-    assembler's clearance on)."""
+    assembler's clearance on). `severities` sets the level of any finding kind (kind -> off/warn/error) over
+    `uncited`, `stale_only` and `unsupported_value`."""
 
     def __init__(self, *, uncited: Severity = "warn", stale_only: Severity = "error", resolve: str = "links",
                  chat_generator: Any = None, attempts: int = 2, regenerate_on: list[str] | None = None,
                  unsupported_value: Severity = "warn", attribute: bool = False, repair: Repair | None = None,
-                 score_kind: ScoreKind = "similarity", clearance: str = "internal") -> None:
+                 score_kind: ScoreKind = "similarity", clearance: str = "internal",
+                 severities: dict[str, Severity] | None = None) -> None:
         if resolve not in ("links", "footnotes"):
             raise IntegrationInputError(f"resolve must be links or footnotes, got {resolve!r}")
         if score_kind not in ("similarity", "distance"):
@@ -160,10 +163,11 @@ class CitationValidator:
         self.repair: Repair | None = repair
         self.score_kind: ScoreKind = score_kind
         self.clearance = clearance  # the most a rebuild from the received settings may see
+        self.severities = dict(severities) if severities is not None else None  # any finding kind -> level
         # "ask" stands in for "not chosen" until run() knows whether it can reassemble (a bad value fails here)
         self.policy = Policy(attempts=attempts, regenerate_on=tuple(self.regenerate_on),
-                             severities=Severities(uncited=uncited, stale_only=stale_only,
-                                                   unsupported_value=unsupported_value),
+                             severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                                      unsupported_value=unsupported_value),
                              attribute=attribute, repair=repair or "ask")
 
     def warm_up(self) -> None:
@@ -227,7 +231,8 @@ class CitationValidator:
         return default_to_dict(self, uncited=self.uncited, stale_only=self.stale_only, resolve=self.resolve,
                                chat_generator=generator, attempts=self.attempts, regenerate_on=self.regenerate_on,
                                unsupported_value=self.unsupported_value, attribute=self.attribute,
-                               repair=self.repair, score_kind=self.score_kind, clearance=self.clearance)
+                               repair=self.repair, score_kind=self.score_kind, clearance=self.clearance,
+                               severities=self.severities)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CitationValidator:

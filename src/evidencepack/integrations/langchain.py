@@ -44,6 +44,7 @@ from .common import (
     answer_stream,
     answer_stream_async,
     assemble_lenient,
+    severities_of,
     without,
 )
 
@@ -175,7 +176,8 @@ class CitedChain(Runnable[Any, Answered]):
 
 def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,
                 attempts: int = 2, regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-                stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                stale_only: Severity = "error", unsupported_value: Severity = "warn",
+                severities: Severities | Mapping[str, Severity] | None = None, attribute: bool = False,
                 repair: Repair = "withhold", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                 **assemble_kwargs: Any) -> CitedChain:
     """A `CitedChain` around a chat model (any Runnable from messages to a message or a string). With
@@ -185,8 +187,8 @@ def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str,
     and every finding with `repair="ask"`, get a repair turn. The citation options are `Policy`'s."""
     prompt = EvidencePrompt(as_of=as_of, on_invalid=on_invalid, score_kind=score_kind, **assemble_kwargs)
     policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=Severities(uncited=uncited, stale_only=stale_only,
-                                          unsupported_value=unsupported_value),
+                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                         unsupported_value=unsupported_value),
                     attribute=attribute, repair=repair)
     return CitedChain(llm, prompt, policy, retriever)
 

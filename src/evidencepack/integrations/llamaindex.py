@@ -14,7 +14,7 @@ Needs `pip install 'evidencepack[llamaindex]'`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import missing_extra
@@ -47,6 +47,7 @@ from .common import (
     answer_stream,
     answer_stream_async,
     assemble_lenient,
+    severities_of,
     without,
 )
 
@@ -76,7 +77,8 @@ class EvidencePackQueryEngine(CustomQueryEngine):
     @classmethod
     def from_args(cls, *, retriever: BaseRetriever, llm: LLM, as_of: Any, attempts: int = 2,
                   regenerate_on: Sequence[str] = REGENERATE_ON, uncited: Severity = "warn",
-                  stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                  stale_only: Severity = "error", unsupported_value: Severity = "warn",
+                  severities: Severities | Mapping[str, Severity] | None = None, attribute: bool = False,
                   repair: Repair = "withhold", on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
                   **assemble_kwargs: Any) -> EvidencePackQueryEngine:
         """The citation options are `Policy`'s (`attribute=True` checks uncited sentences against the sources
@@ -84,8 +86,8 @@ class EvidencePackQueryEngine(CustomQueryEngine):
         the retrieved nodes without the weak ones it rested on, `"ask"` sends a repair turn instead); keyword
         arguments beyond these are `assemble`'s (`layout=Layout(order=...)`, `budget=Budget(...)`, …)."""
         policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                        severities=Severities(uncited=uncited, stale_only=stale_only,
-                                              unsupported_value=unsupported_value),
+                        severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                         unsupported_value=unsupported_value),
                         attribute=attribute, repair=repair)
         return cls(retriever=retriever, llm=llm, as_of=as_of, on_invalid=on_invalid, score_kind=score_kind,
                    policy=policy, assemble_kwargs=assemble_kwargs)

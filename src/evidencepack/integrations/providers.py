@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ..assemble import Assembly
@@ -34,6 +34,7 @@ from .common import (
     answer_stream,
     answer_stream_async,
     default_repair,
+    severities_of,
 )
 
 if importlib.util.find_spec("openai") is None and importlib.util.find_spec("anthropic") is None:
@@ -110,8 +111,9 @@ def _anthropic(messages: Sequence[ChatMessage]) -> AnthropicRequest:
 
 def ask(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
         regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn", stale_only: Severity = "error",
-        unsupported_value: Severity = "warn", attribute: bool = False, repair: Repair | None = None,
-        reassemble: Reassemble | None = None, max_tokens: int | None = None, **create: Any) -> Answered:
+        unsupported_value: Severity = "warn", severities: Severities | Mapping[str, Severity] | None = None,
+        attribute: bool = False, repair: Repair | None = None, reassemble: Reassemble | None = None,
+        max_tokens: int | None = None, **create: Any) -> Answered:
     """Send, validate, regenerate (at most `attempts` times, only on `regenerate_on` findings).
 
     For a model that rarely writes handles, `attribute=True` checks what its uncited sentences rest on, and
@@ -125,50 +127,53 @@ def ask(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2
     """
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
     policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=Severities(uncited=uncited, stale_only=stale_only,
-                                          unsupported_value=unsupported_value),
+                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                         unsupported_value=unsupported_value),
                     attribute=attribute, repair=repair or default_repair(reassemble))
     return answer(assembly, call.complete, policy=policy, reassemble=reassemble)
 
 
 async def ask_async(client: AsyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                     regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-                    stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                    stale_only: Severity = "error", unsupported_value: Severity = "warn",
+                    severities: Severities | Mapping[str, Severity] | None = None, attribute: bool = False,
                     repair: Repair | None = None, reassemble: Reassemble | None = None, max_tokens: int | None = None,
                     **create: Any) -> Answered:
     """`ask` with `AsyncOpenAI` or `AsyncAnthropic` (`reassemble` stays a plain function)."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
     policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=Severities(uncited=uncited, stale_only=stale_only,
-                                          unsupported_value=unsupported_value),
+                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                         unsupported_value=unsupported_value),
                     attribute=attribute, repair=repair or default_repair(reassemble))
     return await answer_async(assembly, call.acomplete, policy=policy, reassemble=reassemble)
 
 
 def ask_stream(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-               stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+               stale_only: Severity = "error", unsupported_value: Severity = "warn",
+               severities: Severities | Mapping[str, Severity] | None = None, attribute: bool = False,
                repair: Repair | None = None, reassemble: Reassemble | None = None, max_tokens: int | None = None,
                **create: Any) -> Iterator[Event]:
     """`ask`, streamed: `Delta` text, `Flagged` findings as soon as a bad handle closes, then `Done`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
     policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=Severities(uncited=uncited, stale_only=stale_only,
-                                          unsupported_value=unsupported_value),
+                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                         unsupported_value=unsupported_value),
                     attribute=attribute, repair=repair or default_repair(reassemble))
     return answer_stream(assembly, call.stream, policy=policy, reassemble=reassemble)
 
 
 def ask_stream_async(client: AsyncClient, assembly: Assembly, *, model: str, attempts: int = 2,
                      regenerate_on: Iterable[str] = REGENERATE_ON, uncited: Severity = "warn",
-                     stale_only: Severity = "error", unsupported_value: Severity = "warn", attribute: bool = False,
+                     stale_only: Severity = "error", unsupported_value: Severity = "warn",
+                     severities: Severities | Mapping[str, Severity] | None = None, attribute: bool = False,
                      repair: Repair | None = None, reassemble: Reassemble | None = None, max_tokens: int | None = None,
                      **create: Any) -> AsyncIterator[Event]:
     """`ask_stream` with an async client: `async for event in ask_stream_async(...)`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
     policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=Severities(uncited=uncited, stale_only=stale_only,
-                                          unsupported_value=unsupported_value),
+                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                         unsupported_value=unsupported_value),
                     attribute=attribute, repair=repair or default_repair(reassemble))
     return answer_stream_async(assembly, call.astream, policy=policy, reassemble=reassemble)
 
