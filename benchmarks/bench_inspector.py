@@ -52,7 +52,7 @@ def main() -> None:
         t_page = median_seconds(lambda d=data: inspector_html(d), args.repeat)
         t_ans = median_seconds(lambda d=data, s=answer: inspector_html(d, s), args.repeat)
         off = {"unsupported_value": "off"}
-        t_off = median_seconds(lambda d=data, s=answer: inspector_html(d, s, severities=off), args.repeat)
+        t_off = median_seconds(lambda d=data, s=answer, o=off: inspector_html(d, s, severities=o), args.repeat)
         size = len(inspector_html(data, answer).encode("utf-8")) / 1024
         print(f"| {n} | {1000 * t_asm:.1f} | {1000 * t_page:.1f} | {1000 * t_ans:.1f} | {1000 * t_off:.1f} "
               f"| {t_page / t_asm:.2f} | "
