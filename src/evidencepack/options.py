@@ -26,7 +26,7 @@ from .passes.budget import Budget
 from .passes.dedup import Dedup
 from .records.record import When, parse_when
 from .render.layout import LAYOUTS, NOTICE_PLACEMENTS, NOTICE_STYLES, VARIANTS, Layout
-from .render.prompts import BOUNDARY_KEY_ENV, _boundary_key
+from .render.prompts import BOUNDARY_KEY_ENV, checked_boundary_key
 from .tokens.models import resolve_model
 from .tokens.target import TargetModel
 from .tokens.tokenizers import DEFAULT_CACHE, CountCache, Tokenizer, get_tokenizer
@@ -94,7 +94,7 @@ def _when(value: Any) -> When:
 def _key(key: Any) -> bytes | None:
     """The caller's key, checked now (type and length); without one, the environment's or the process's key is
     checked the same way, so a bad key fails before any record is read."""
-    checked = _boundary_key(key)
+    checked = checked_boundary_key(key)
     return None if key is None else checked
 
 

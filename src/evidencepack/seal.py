@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import AssemblyFormatError, EvidencepackError, OptionError
 from .records.record import AUTHORITIES, SENSITIVITIES
 from .render.formats import get_format, read_blocks
-from .render.prompts import BOUNDARY_KEY_ENV, _boundary_key
+from .render.prompts import BOUNDARY_KEY_ENV, checked_boundary_key
 
 if TYPE_CHECKING:
     from .citations.source import SourceIndex
@@ -51,7 +51,7 @@ def sealing_key(key: bytes | None) -> bytes | None:
         env = os.environ.get(BOUNDARY_KEY_ENV)
         if not env:
             return None
-        key = _boundary_key(env)
+        key = checked_boundary_key(env)
     return hmac.new(key, _CONTEXT, hashlib.sha256).digest()
 
 
@@ -75,7 +75,7 @@ def seal(data: Mapping[str, Any], mac_key: bytes) -> str:
 def verify(data: Mapping[str, Any], key: bytes | str) -> None:
     """Raise `AssemblyFormatError` unless `data` carries the seal `key` gives it. The message never shows
     either seal."""
-    mac_key = sealing_key(_boundary_key(key))
+    mac_key = sealing_key(checked_boundary_key(key))
     assert mac_key is not None
     given = data.get(SEAL)
     if not isinstance(given, str):

@@ -67,14 +67,16 @@ def boundary_code(material: Iterable[bytes], key: bytes | str | None = None) -> 
     it, and a record that embeds a code it once saw changes the material and so the code. The key comes
     from the argument, else $EVIDENCEPACK_BOUNDARY_KEY (an empty value counts as unset), else a random
     per-process key; a key shorter than `MIN_KEY_BYTES` is refused."""
-    mac = hmac.new(_boundary_key(key), digestmod=hashlib.sha256)
+    mac = hmac.new(checked_boundary_key(key), digestmod=hashlib.sha256)
     for part in material:
         mac.update(len(part).to_bytes(8, "big"))  # length-prefixed: no two inputs share a byte stream
         mac.update(part)
     return "ep" + str(int.from_bytes(mac.digest()[:8], "big") % 10**16).zfill(16)
 
 
-def _boundary_key(key: bytes | str | None) -> bytes:
+def checked_boundary_key(key: bytes | str | None) -> bytes:
+    """The key as bytes: the argument, else $EVIDENCEPACK_BOUNDARY_KEY, else the process's random key; a wrong
+    type or a key shorter than `MIN_KEY_BYTES` is a `BoundaryKeyError` that never quotes the key."""
     source = "boundary_key"
     if key is None:
         key, source = os.environ.get(BOUNDARY_KEY_ENV) or _PROCESS_KEY, f"${BOUNDARY_KEY_ENV}"
