@@ -37,13 +37,11 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 from ..errors import IntegrationInputError
-from ..records.record import KNOWN_FIELDS, Record
+from ..records.record import DATE_FIELDS, KNOWN_FIELDS, STRING_FIELDS, Record
 
 ScoreKind = Literal["similarity", "distance"]
 #: Metadata keys that name a record field become that field (an explicit key wins over a derived one).
 FIELD_KEYS = KNOWN_FIELDS - {"id", "text", "metadata", "score", "rank", "embedding"}
-_STRING_FIELDS = ("doc", "section", "url", "source_system", "topic")
-_DATE_FIELDS = ("date", "valid_from", "valid_until")
 _URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
 
 
@@ -149,9 +147,9 @@ def _dict(rid: Any, text: Any, meta: dict[str, Any], derived: Mapping[str, Any],
             if name == "sensitivity":  # present but null: kept, so the core fails closed (one rule, every path)
                 data[name] = None
             continue
-        if name in _STRING_FIELDS:
+        if name in STRING_FIELDS:
             value = _as_text(value)
-        elif name in _DATE_FIELDS:
+        elif name in DATE_FIELDS:
             value = coerce_date(value)
         data[name] = value
     if "embedding" in meta and embedding is None:

@@ -31,15 +31,15 @@ AUTHORITIES: tuple[str, ...] = ("authoritative", "informal", "superseded", "unkn
 SENSITIVITIES: tuple[str, ...] = ("public", "internal", "confidential", "restricted")
 
 
-_STRING_FIELDS = ("doc", "section", "url", "source_system", "topic")
+STRING_FIELDS = ("doc", "section", "url", "source_system", "topic")
 
 
-_DATE_FIELDS = ("date", "valid_from", "valid_until")
+DATE_FIELDS = ("date", "valid_from", "valid_until")
 
 
 KNOWN_FIELDS = frozenset(
     ("id", "text", "score", "rank", "authority", "sensitivity", "metadata", "embedding")
-    + _STRING_FIELDS + _DATE_FIELDS
+    + STRING_FIELDS + DATE_FIELDS
 )
 
 
@@ -91,12 +91,12 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (dates in ISO form); the inverse of `from_dict`."""
         out: dict[str, Any] = {"id": self.id, "text": self.text}
-        for name in ("score", "rank", *_STRING_FIELDS):
+        for name in ("score", "rank", *STRING_FIELDS):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         out["authority"] = self.authority
         out["sensitivity"] = self.sensitivity
-        for name in _DATE_FIELDS:
+        for name in DATE_FIELDS:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value.isoformat()
@@ -138,10 +138,10 @@ def _fields_from_dict(data: Mapping[str, Any], rid: str | None, line: int | None
                           f"{', '.join(SENSITIVITIES)})", record_id=None, field="sensitivity", line=line)
     metadata.pop("sensitivity", None)
     fields["sensitivity"] = sensitivity
-    for name in ("score", "rank", "authority", *_STRING_FIELDS):
+    for name in ("score", "rank", "authority", *STRING_FIELDS):
         if data.get(name) is not None:
             fields[name] = data[name]
-    for name in _DATE_FIELDS:
+    for name in DATE_FIELDS:
         if data.get(name) is not None:
             fields[name] = parse_when(data[name], record_id=rid, field=name)
     if data.get("embedding") is not None:
@@ -217,7 +217,7 @@ def _check_score_and_rank(r: Record) -> None:
 
 def _check_labels(r: Record) -> None:
     """The free-text provenance fields, then the two closed vocabularies."""
-    for name in _STRING_FIELDS:
+    for name in STRING_FIELDS:
         value = getattr(r, name)
         if value is not None and not isinstance(value, str):
             raise RecordError(f"must be a string, got {type(value).__name__}", record_id=r.id, field=name)
@@ -230,7 +230,7 @@ def _check_labels(r: Record) -> None:
 
 
 def _check_dates(r: Record) -> None:
-    for name in _DATE_FIELDS:
+    for name in DATE_FIELDS:
         value = getattr(r, name)
         if value is not None and not isinstance(value, date):
             raise RecordError("must be a date or datetime (use parse_records for strings)",
