@@ -32,7 +32,6 @@ answers (docs/eval-results/). Run it with
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -44,6 +43,8 @@ from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
 from evidencepack.records.jsonl import load_jsonl
 from evidencepack.records.record import Record
+from trap_set_checks import check_judge_reads_records, check_patterns_separate
+from trap_set_checks import day as _day
 
 DATA = Path(__file__).parents[1] / "data"
 CORPUS = load_jsonl(DATA / "holdout3_corpus.jsonl")
@@ -55,15 +56,6 @@ NO = r"^\W*no(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
 YES = r"^\W*yes(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
 COSINE_GROUP = 0.9  # the assembler groups topic-less records at this cosine (README, "Conflict notices")
 COSINE_DEDUP = 0.95  # and merges near-duplicates at this one: a conflict group must stay below it
-
-
-def _matches(patterns: tuple[str, ...], text: str) -> list[str]:
-    """The patterns that hit `text`, with the judge's semantics (re.search, case-insensitive)."""
-    return [p for p in patterns if re.search(p, text, re.IGNORECASE)]
-
-
-def _day(value: object) -> date | None:
-    return value.date() if hasattr(value, "date") and callable(value.date) else value  # type: ignore[return-value]
 
 
 def _cosine(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -199,24 +191,14 @@ def test_the_assembler_sees_gold_current_and_trap_stale(t: TrapQuestion) -> None
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
 def test_patterns_separate_current_from_stale_text(t: TrapQuestion) -> None:
-    gold, stale, others = _roles(t)
-    assert _matches(t.current, gold.text), f"{gold.id}: no current pattern matches the current rule"
-    assert not _matches(t.stale, gold.text), f"{gold.id}: stale pattern(s) match the current rule"
-    for r in stale:
-        assert _matches(t.stale, r.text), f"{r.id}: no stale pattern matches the stale rule"
-        assert not _matches(t.current, r.text), f"{r.id}: current pattern(s) match a stale rule"
-    for r in others:
-        hits = _matches(t.current, r.text) + _matches(t.stale, r.text)
-        assert not hits, f"{r.id} (distractor) matches {hits}"
+    check_patterns_separate(t, *_roles(t))
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
 def test_judge_reads_each_record_as_its_own_rule(t: TrapQuestion) -> None:
     """Quoted as an answer on its own, the current record is judged current and each stale record stale."""
     gold, stale, _ = _roles(t)
-    assert judge(gold.text, t).verdict == "current"
-    for r in stale:
-        assert judge(r.text, t).verdict == "stale", r.id
+    check_judge_reads_records(t, gold, stale)
 
 
 # ---------------------------------------------------------------- hand-written answers
