@@ -19,8 +19,8 @@ The idling and reversing records carry no `topic`: their conflict groups come fr
 grouping when a record has no topic.
 
 Besides the set's shape, the tests hold hand-written answers (current, stale, refusal, and the yes-bias shape
-"Yes, you can …" followed by the current rule) to the verdicts they deserve; natural answer shapes the rule-based
-judge misjudges are recorded as strict xfails at the end (`MISJUDGED`), not fixed here.
+"Yes, you can …" followed by the current rule) to the verdicts they deserve; natural answer shapes the first
+judge misjudged (an echoed question, a concessive "even ...") are held at the end.
 
 Written on 2026-12-02, before any model answered it, without reading the prompt wording being tested
 (render/guidance.py, render/prompts.py, passes/conflicts.py, docs/variants.md, docs/evaluation.md) or any model
@@ -366,9 +366,9 @@ def test_judge_reads_the_refusal(t: TrapQuestion) -> None:
 @pytest.mark.parametrize("t", [t for t in TRAPS if _kind(t) == "no"], ids=[t.id for t in TRAPS if _kind(t) == "no"])
 def test_yes_bias_is_never_current(t: TrapQuestion) -> None:
     """The assembler's known weakness: "Yes, you can …" and then the current rule that says the opposite. The
-    reader gets two answers; the judge must not score it current-correct."""
+    reader acts on the opening "Yes": the judge scores it stale (issue 24), never current-correct."""
     j = judge(SAMPLES[t.id].yes_bias, t)
-    assert j.verdict == "confused", j.to_dict()
+    assert (j.verdict, j.reason) == ("stale", "opens with the stale yes/no"), j.to_dict()
 
 
 @pytest.mark.parametrize("t", [t for t in TRAPS if _kind(t) == "no"], ids=[t.id for t in TRAPS if _kind(t) == "no"])
@@ -446,29 +446,23 @@ def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) ->
     assert j.verdict == verdict, j.to_dict()
 
 
-# Natural answers the rule-based judge misjudges (the judge is not changed here: another helper owns it).
-# (question id, answer, the right verdict, why it is misjudged)
-_ECHO = ("a question echoed back before the answer (\"Can I claim it back? No: …\") is a sentence like any other: "
-         "the stale pattern matches the question's wording and counts as asserted, so a current answer is judged "
-         "confused")
-_EVEN = ("a stale condition named in a concessive clause (\"even for trips over 300 miles\", \"even in daylight "
-         "with a clear yard\", \"even below freezing\") is not negated (the negation window knows no/not/never, "
-         "not \"even\"), so a current answer that rules the stale condition out is judged confused")
-MISJUDGED = [
+# Natural answers the first judge misjudged (strict xfails until issue 24 taught it echoed questions and the
+# concessive "even ..." clause); now held like every other shape.
+ECHOED_AND_CONCESSIVE = [
     ("van-weekend-move", "Can you take the company van over the weekend to help your brother move? No. Company "
-     "vehicles are for company business only [S3].", "current", _ECHO),
-    ("cash-toll", "Can I claim it back? No: tolls paid in cash aren't reimbursed [S1].", "current", _ECHO),
+     "vehicles are for company business only [S3].", "current"),
+    ("cash-toll", "Can I claim it back? No: tolls paid in cash aren't reimbursed [S1].", "current"),
     ("rental-suv", "No. Even for trips over 300 miles, upgrades to an SUV are not reimbursed; book an intermediate "
-     "car or smaller [S3].", "current", _EVEN),
-    ("reverse-alone", "No. You can't reverse without a spotter, even in daylight with a clear yard [S1].", "current",
-     _EVEN),
-    ("idle-on-break", "No. Even below freezing, engines must be shut off after 3 minutes [S2].", "current", _EVEN),
+     "car or smaller [S3].", "current"),
+    ("reverse-alone", "No. You can't reverse without a spotter, even in daylight with a clear yard [S1].", "current"),
+    ("idle-on-break", "No. Even below freezing, engines must be shut off after 3 minutes [S2].", "current"),
+    # neighbours: an emphatic "even" asserts, and an echoed question does not hide a stale answer after it
+    ("idle-on-break", "Yes, you can even idle below freezing for the whole break.", "stale"),
+    ("cash-toll", "Can I claim it back? Yes, cash tolls are reimbursed like any other.", "stale"),
 ]
 
 
-@pytest.mark.parametrize(
-    ("qid", "answer", "verdict"),
-    [pytest.param(q, a, v, marks=pytest.mark.xfail(strict=True, reason=why)) for q, a, v, why in MISJUDGED],
-    ids=[f"{q}-{n}" for n, (q, *_) in enumerate(MISJUDGED)])
-def test_judge_misjudges_natural_shapes(qid: str, answer: str, verdict: str) -> None:
+@pytest.mark.parametrize(("qid", "answer", "verdict"), ECHOED_AND_CONCESSIVE,
+                         ids=[f"{q}-{n}" for n, (q, *_) in enumerate(ECHOED_AND_CONCESSIVE)])
+def test_judge_reads_echoed_questions_and_concessive_clauses(qid: str, answer: str, verdict: str) -> None:
     assert judge(answer, TRAP_BY_ID[qid]).verdict == verdict

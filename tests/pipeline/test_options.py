@@ -144,13 +144,15 @@ def _other_value(row: OptionRow) -> Any:
 
 
 GROUP_ROWS = [r for r in option_rows() if r.group]
+#: Options that mean something only beside another option's value: set together.
+NEEDS = {"mention_withheld": {"conflict_policy": "withhold"}}
 
 
 @pytest.mark.parametrize("row", GROUP_ROWS, ids=lambda r: f"{r.group}.{r.name}")
 def test_every_option_replays_from_its_settings_to_the_same_bytes(row: OptionRow) -> None:
     """assemble -> report.settings (through JSON) -> Options.from_settings -> assemble: same bytes."""
     value = _other_value(row)
-    group = dict(GROUPS)[row.group](**{row.name: value})
+    group = dict(GROUPS)[row.group](**{row.name: value, **NEEDS.get(row.name, {})})
     a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, **{row.group: group})
     settings = json.loads(a.to_json())["report"]["settings"]
     assert settings == a.report.settings
@@ -237,8 +239,10 @@ def test_each_flag_sets_its_option(row: OptionRow, tmp_path: Path, capsys: pytes
         value = not row.default
     elif row.spec.cli == "negate":
         value = False  # --lazy: the command line's default is strict
+    needed = [a for name, v in NEEDS.get(row.name, {}).items()
+              for a in _argv_for(next(r for r in GROUP_ROWS if r.name == name), v, tmp_path)]
     assert main(["assemble", str(records), "-q", QUESTION, "--as-of", AS_OF, "--json",
-                 *_argv_for(row, value, tmp_path)]) == 0
+                 *_argv_for(row, value, tmp_path), *needed]) == 0
     settings = json.loads(capsys.readouterr().out)["report"]["settings"]
     written = row.spec.write(value) if row.spec.write else {row.spec.key or row.name: value}
     assert {k: settings[k] for k in written} == written

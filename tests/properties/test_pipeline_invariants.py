@@ -36,12 +36,13 @@ options_st = st.fixed_dictionaries({
     "window": st.integers(min_value=900, max_value=3000),
     "fill_gaps": st.booleans(),
     "max_records": st.none() | st.integers(min_value=0, max_value=10),
+    "conflict_policy": st.sampled_from(["surface", "withhold"]),
 })
 
 
 def _run(records, opts):
     return assemble(records, "What is the rule?", as_of=AS_OF, boundary_key=KEY,
-                    layout=Layout(format=opts["format"], order=opts["order"]),
+                    layout=Layout(format=opts["format"], order=opts["order"], conflict_policy=opts["conflict_policy"]),
                     budget=Budget(context_window=opts["window"], output_reserve=256, safety_margin=32,
                                   fill_gaps=opts["fill_gaps"], max_records=opts["max_records"]))
 

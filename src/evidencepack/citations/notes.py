@@ -6,6 +6,9 @@ answer rests (by written or attributed citation) on a source of such a group, we
 ourselves, in facts from metadata only: which handle is current and authoritative, and which are not and why.
 The note never says what the answer is, and never edits the model's text: it is appended below it.
 
+When the assembler itself left a group's weak members out (`conflict_policy="withhold"`), the model never saw
+them and cannot mention them, so that group's note is always delivered: it names what was left out and why.
+
 When an answer was asked again without the weak sources a stale-only answer rested on (`withhold`), the
 reader is owed the same candour: `withheld_note` names what was left out and why, from the manifest only.
 """
@@ -59,7 +62,9 @@ def conflict_notes(answer: str, assembly: Any, *, verdict: Verdict | None = None
     for c in index.conflicts:
         members = (*c.current, *(h for h, _ in c.others))
         relied = tuple(h for h in members if h in used)
-        if relied:
+        if c.withheld:
+            notes.append(ConflictNote(c.topic, c.current, c.others, relied, False, _withheld_text(c, index)))
+        elif relied:
             weak_only = not any(h in c.current for h in relied)
             notes.append(ConflictNote(c.topic, c.current, c.others, relied, weak_only, note_text(c, relied)))
     return tuple(notes)
@@ -77,6 +82,34 @@ def note_text(conflict: Conflict, relied_on: Sequence[str] = ()) -> str:
         return f"Conflicting sources: this answer rests on {_described(weak)}; {cur} {holds}."
     return f"Conflicting sources: {_described(weak)} cover{'s' if len(weak) == 1 else ''} the same question as " \
            f"{cur}, which {holds}."
+
+
+def _withheld_text(conflict: Conflict, index: SourceIndex) -> str:
+    """The note for a group whose weak members the assembler left out: which, why, and which source holds.
+    Names are neutralised and cut like `withheld_note`'s; reasons only in the assembler's own wording."""
+    cur = " and ".join(f"[{h}]" for h in conflict.current)
+    one = len(conflict.current) == 1
+    items = []
+    for w in conflict.withheld:
+        name = _withheld_label(Source("", w.id, None, None, w.doc, w.section), index)
+        reasons = tuple(r for r in (_safe_reason(r) for r in w.reasons) if r)
+        items.append(f"{name} ({', '.join(reasons)})" if reasons else name)
+    n = len(items)
+    also = f" and {_described(conflict.others)}" if conflict.others else ""
+    return (f"Conflicting sources: {n} source{'s' if n > 1 else ''} on the same question "
+            f"{'were' if n > 1 else 'was'} left out as not current or not authoritative: {'; '.join(items)}{also}; "
+            f"{cur} {'is' if one else 'are'} current and authoritative and {'holds' if one else 'hold'}.")
+
+
+def _safe_reason(reason: str) -> str | None:
+    """A reason as the assembler writes it (an authority it knows, an expiry or start date), in reader case;
+    anything else in a crafted report is dropped, so no words but ours reach the note."""
+    if reason in WEAK_AUTHORITIES:
+        return reason
+    for pattern, wording in ((r"EXPIRED since ", "expired since "), (r"not valid until ", "not valid until ")):
+        if reason.startswith(pattern) and (m := _ISO_DATE.fullmatch(reason[len(pattern):])):
+            return wording + m.group(1)
+    return None
 
 
 def _described(weak: Sequence[tuple[str, tuple[str, ...]]]) -> str:

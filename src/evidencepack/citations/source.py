@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import AssemblyFormatError, EvidencepackError
-from ..passes.conflicts import Conflict
+from ..passes.conflicts import Conflict, WithheldMember
 from ..render.formats import read_blocks
 from ..seal import check_index
 from .handles import Grammar, handle_pattern
@@ -156,7 +156,7 @@ def _read(data: Mapping[str, Any]) -> SourceIndex:
     sources, handle_of = _manifest(data, prefix, fates)
     boundary, fmt = (v if isinstance(v, str) else None for v in (data.get("boundary"), data.get("format")))
     return SourceIndex(prefix, MappingProxyType(sources), MappingProxyType(fates), MappingProxyType(handle_of),
-                       _user_text(data), boundary, fmt, _conflicts(report, sources))
+                       _user_text(data), boundary, fmt, _conflicts(report, sources, fates))
 
 
 def _fates(report: Mapping[str, Any]) -> dict[str, Fate]:
@@ -208,8 +208,10 @@ def _manifest(data: Mapping[str, Any], prefix: str, fates: Mapping[str, Fate]
     return sources, handle_of
 
 
-def _conflicts(report: Mapping[str, Any], sources: Mapping[str, Source]) -> tuple[Conflict, ...]:
-    """`report.conflicts`, checked: every handle must be one of the manifest's (absent key: none)."""
+def _conflicts(report: Mapping[str, Any], sources: Mapping[str, Source], fates: Mapping[str, Fate]
+               ) -> tuple[Conflict, ...]:
+    """`report.conflicts`, checked: every handle must be one of the manifest's, every withheld id a record
+    the report accounts as `conflict_withheld` (absent key: none)."""
     if "conflicts" not in report:
         return ()
     found = []
@@ -228,8 +230,27 @@ def _conflicts(report: Mapping[str, Any], sources: Mapping[str, Source]) -> tupl
             if not all(isinstance(r, str) for r in reasons):
                 raise _fail(f"{at}.reasons", "must be a list of strings")
             others.append((handle, tuple(reasons)))
-        found.append(Conflict(_str(entry, "topic", where), current, tuple(others)))
+        withheld = _withheld(entry, fates, where) if "withheld" in entry else ()
+        found.append(Conflict(_str(entry, "topic", where), current, tuple(others), withheld))
     return tuple(found)
+
+
+def _withheld(entry: Mapping[str, Any], fates: Mapping[str, Fate], where: str) -> tuple[WithheldMember, ...]:
+    members = []
+    for j, item in enumerate(_list(entry, "withheld", f"{where}.withheld")):
+        at = f"{where}.withheld[{j}]"
+        if not isinstance(item, Mapping):
+            raise _fail(at, "must be an object")
+        record_id = _str(item, "id", at, required=True)
+        fate = fates.get(record_id or "")
+        if fate is None or fate.reason != "conflict_withheld":
+            raise _fail(f"{at}.id", "must name a record report.records accounts as conflict_withheld")
+        reasons = _list(item, "reasons", f"{at}.reasons")
+        if not all(isinstance(r, str) for r in reasons):
+            raise _fail(f"{at}.reasons", "must be a list of strings")
+        members.append(WithheldMember(record_id or "", _str(item, "doc", at), _str(item, "section", at),
+                                      tuple(reasons)))
+    return tuple(members)
 
 
 def _handles(values: Sequence[Any], sources: Mapping[str, Source], where: str) -> list[str]:

@@ -22,7 +22,7 @@ from ..errors import DatasetError as DatasetError  # re-exported: eval's public 
 from ..records.record import Record
 
 TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")
-TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced")
+TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced", "yes_no")
 # ../shared/ beside a source checkout (the project's workspace); override with $EVIDENCEPACK_LITM_DIR.
 DEFAULT_LITM_DIR = Path(os.environ.get("EVIDENCEPACK_LITM_DIR")
                         or Path(__file__).resolve().parents[4] / "shared" / "data" / "lost-in-the-middle")
@@ -43,9 +43,20 @@ class TrapQuestion:
     trap: str | None = None
     gold: str | None = None
     surfaced: tuple[str, ...] = ()
+    yes_no: str | None = None  # a yes/no question's current answer ("yes" or "no"); None: not a yes/no question
+
+    @property
+    def verdict_word(self) -> str | None:
+        """The current answer of a yes/no question: `yes_no`, else the word `current_value` opens with
+        ("no; company vehicles are ..."), else None."""
+        if self.yes_no is not None:
+            return self.yes_no
+        head = re.match(r"\s*(yes|no)\b\s*[;:,.\u2014-]", self.current_value, re.IGNORECASE)
+        return head.group(1).lower() if head else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()
+                if not (k == "yes_no" and v is None)}  # older results carry no such key
 
 
 def _patterns(value: Any, key: str, where: str, *, required: bool) -> tuple[str, ...]:
@@ -76,13 +87,15 @@ def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Itera
     for key in ("current_value", "stale_value"):
         if not isinstance(data.get(key, ""), str):
             raise DatasetError(f"{where}: {key!r} must be a string")
+    if data.get("yes_no") not in (None, "yes", "no"):
+        raise DatasetError(f"{where}: 'yes_no' must be \"yes\" or \"no\" (the current answer), got {data['yes_no']!r}")
     return TrapQuestion(
         id=data["id"], question=data["question"], as_of=data["as_of"], records=tuple(ids),
         current=_patterns(data["current"], "current", where, required=True),
         stale=_patterns(data["stale"], "stale", where, required=True),
         current_value=data.get("current_value", ""), stale_value=data.get("stale_value", ""),
         trap=data.get("trap"), gold=data.get("gold"),
-        surfaced=_patterns(data.get("surfaced"), "surfaced", where, required=False),
+        surfaced=_patterns(data.get("surfaced"), "surfaced", where, required=False), yes_no=data.get("yes_no"),
     )
 
 

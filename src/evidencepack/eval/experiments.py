@@ -75,8 +75,8 @@ def condition_options(condition: str) -> dict[str, Any]:
     if unknown or len(set(parts)) != len(parts):
         raise OptionError(f"unknown condition(s) {condition}: unknown or repeated variant(s) "
                          f"{', '.join(unknown) or 'repeated'} (variants: {', '.join(TRAP_VARIANTS)})")
-    if base == "flat" and set(parts) - {"exclude"}:
-        raise OptionError(f"{condition!r}: the flat baseline takes only +exclude (the same records the "
+    if base == "flat" and set(parts) - {"exclude", "withhold"}:
+        raise OptionError(f"{condition!r}: the flat baseline takes only +exclude and +withhold (the same records the "
                          "structured+exclude prompt shows, flattened)")
     layout = TRAP_BASES[base].with_variants(*(p for p in parts if p in VARIANTS))
     admission = ADMISSIONS["exclude-stale" if "exclude" in parts else "default"]
@@ -284,7 +284,8 @@ class TrapRun:
             "status": "ok",
             "citation": _citation(self.validator, answer, a) if structured else None,
             "attribution": _attribution(answer, a) if structured else None,
-            "delivered": _delivered(answer, a, trap) if structured else None,
+            # Under `withhold` a flat prompt has conflicts too (the reader's note names what was left out).
+            "delivered": _delivered(answer, a, trap) if structured or a.report.conflicts else None,
             "verdict": j.verdict, "judgement": j.to_dict(), "refused": j.refused,
             "answerable": answerable(trap, a),
         }

@@ -99,7 +99,7 @@ class Hit:
     pattern: str
     text: str
     sentence: int
-    status: str  # "asserted" | "marked" | "reported" | "negated"
+    status: str  # "asserted" | "marked" | "reported" | "negated" | "misattributed"
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -122,8 +122,9 @@ class Judgement:
 
 
 def sentences(text: str) -> list[str]:
-    """Split an answer into sentences (and list items), keeping it cheap and deterministic."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    """Split an answer into sentences (and list items), keeping it cheap and deterministic. A sentence that
+    asks a question (an echo of the user's) asserts nothing: it is kept out."""
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip() and not s.strip().endswith("?")]
 
 
 def _conflict_lines(text: str) -> list[str]:
@@ -169,10 +170,33 @@ def _points_back_and_marks(nxt: str) -> bool:
     return bool(_MARK.search(head))
 
 
+# A source described as current or authoritative, and the stretch of a sentence a claim is attributed in (to the
+# last "but", "while", semicolon ... before the claim: "S2 (expired) says A, but S1 (current) says B").
+_CURRENT_SOURCE = re.compile(r"(?<!not )\b(?:current(?:ly)? (?:and )?authoritative|authoritative|current (?:policy|"
+                             r"rule|source|handbook|guidance|version|standard))\b", re.IGNORECASE)
+_SIDE = re.compile(r";|\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b|\bunlike\b", re.IGNORECASE)
+# A concessive "even ..." just before a stale condition, in a sentence that negates: the condition is ruled out.
+_EVEN = re.compile(r"\beven\s+(?:(?:if|when|though|in|on|at|for|below|above|under|over|with|during|after|before|"
+                   r"without)\b[^,.;:!?]{0,60})?$", re.IGNORECASE)
+_BARE_NO = re.compile(r"^\W*no\W*$", re.IGNORECASE)
+
+
+def _misattributed(s: str, m: re.Match[str]) -> bool:
+    """Is the stale claim attributed to a source the answer calls current or authoritative, with nothing in
+    that stretch marking it outdated?"""
+    side = _SIDE.split(s[: m.start()])[-1]
+    return bool(_CURRENT_SOURCE.search(side)) and not _MARK.search(_unquoted(side))
+
+
 def _stale_status(sents: list[str], i: int, m: re.Match[str], conflict_line: str = "") -> str:
     s = sents[i]
     if _negated(s, m.start(), NEG_WINDOW):
         return "negated"
+    if _EVEN.search(s[: m.start()]) and (_NEG.search(s[: m.start()] + " " + s[m.end():])
+                                         or (i > 0 and _BARE_NO.match(sents[i - 1]))):
+        return "negated"
+    if _misattributed(s, m):
+        return "misattributed"
     # The match itself may contain cue words the author wrote into the stale pattern ("up to a week"): look
     # at the sentence with the match blanked out; quoted text is the record's wording, not a qualification.
     rest = s[: m.start()] + " … " + s[m.end():]
@@ -226,13 +250,36 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     marked = any(h.status == "marked" for h in mentioned)
     said = names_conflict(answer) or any(re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
     named = marked or said
-    verdict, reason = _verdict(any(h.status == "asserted" for h in cur), mentioned, said, named)
+    opening = _opening_word(answer, trap)
+    if opening is not None and opening != trap.verdict_word:
+        verdict, reason = "stale", "opens with the stale yes/no"
+    elif any(h.status == "misattributed" for h in mentioned):
+        verdict, reason = "stale", "stale rule attributed to a current source"
+    else:
+        has_cur = opening is not None or any(h.status == "asserted" for h in cur)
+        verdict, reason = _verdict(has_cur, mentioned, said, named)
     flags = named or bool(_FLAGS.search(answer))
     return Judgement(verdict, tuple(cur), tuple(stale), named, reason, flags,
                      verdict == "none" and is_refusal(answer))
 
 
 _NEGATOR = re.compile(r"(?:not|never|\w+n't)", re.IGNORECASE)
+_YES_NO = re.compile(r"^\W*(yes|no)\b(?!\s+(?:one|longer|more|matter|need|other|such|later|less|sooner)\b)",
+                     re.IGNORECASE)
+
+
+_RULE_LINE = re.compile(r"\A\s*[*_#]*rule[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
+
+
+def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
+    """"yes" or "no" when a yes/no question's answer opens with it (echoed questions aside): the verdict the
+    reader acts on. "No one may ..." and "No longer ..." open with a word, not a verdict."""
+    if trap.verdict_word is None:
+        return None
+    answer = _RULE_LINE.sub("", answer, count=1)  # `rule_form`'s "Rule: ..." line comes before the verdict
+    first = next(iter(sentences(answer)), "")
+    m = _YES_NO.match(first)
+    return m.group(1).lower() if m else None
 
 
 def _current_hits(patterns: Sequence[str], sents: list[str]) -> list[Hit]:

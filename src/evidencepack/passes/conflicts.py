@@ -4,6 +4,10 @@ Records that answer the same question (same `topic`, or, for records without one
 embeddings closer than a threshold) form a group. A group holding a current authoritative record beside
 expired, not-yet-valid, superseded or informal ones is a known tension. We report it, and can say so at the
 top of the sources, in facts from metadata only: which handle is what. We never guess the answer.
+
+Under `conflict_policy="withhold"` the assembler decides what the metadata already decides: in a group with a
+current authoritative member, the weak members are left out of the prompt (`withhold_weak`), each accounted as
+a drop with its reasons, and the group is still reported (`Conflict.withheld`), so the reader can be told.
 """
 
 from __future__ import annotations
@@ -18,14 +22,32 @@ from ..records.vectors import components
 
 
 @dataclass(frozen=True)
+class WithheldMember:
+    """A weak member of a conflict group left out of the prompt (`conflict_policy="withhold"`): it has no
+    handle, so it is named by its id and the metadata a reader recognises it by."""
+
+    id: str
+    doc: str | None
+    section: str | None
+    reasons: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"id": self.id, "doc": self.doc, "section": self.section, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
 class Conflict:
     topic: str | None  # None for a group found by embeddings
     current: tuple[str, ...]  # handles of current authoritative records
     others: tuple[tuple[str, tuple[str, ...]], ...]  # (handle, reasons it is not the answer)
+    withheld: tuple[WithheldMember, ...] = ()  # weak members left out of the prompt
 
     def to_dict(self) -> dict[str, object]:
-        return {"topic": self.topic, "current": list(self.current),
-                "others": [{"handle": h, "reasons": list(r)} for h, r in self.others]}
+        out: dict[str, object] = {"topic": self.topic, "current": list(self.current),
+                                  "others": [{"handle": h, "reasons": list(r)} for h, r in self.others]}
+        if self.withheld:  # only under `withhold`: other policies' reports keep their bytes
+            out["withheld"] = [w.to_dict() for w in self.withheld]
+        return out
 
 
 def weak_reasons(cand: Candidate) -> tuple[str, ...]:
@@ -42,27 +64,50 @@ def is_current_authoritative(cand: Candidate) -> bool:
     return cand.record.authority == "authoritative" and cand.status == "current"
 
 
-def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_threshold: float | None = 0.9
-                   ) -> tuple[Conflict, ...]:
-    """Tensions among the records actually in the prompt, in order of first appearance."""
-    groups: dict[str, list[tuple[str, Candidate]]] = {}
-    loose: list[tuple[str, Candidate]] = []
-    for handle, cand in seated:
+def find_conflicts(seated: Sequence[tuple[str, Candidate]], *, embedding_threshold: float | None = 0.9,
+                   withheld: Sequence[Candidate] = ()) -> tuple[Conflict, ...]:
+    """Tensions among the records actually in the prompt, in order of first appearance; `withheld` are the
+    weak members `withhold_weak` left out, reported with the group they were left out of."""
+    members: list[tuple[str | None, Candidate]] = [*seated, *((None, c) for c in withheld)]
+    conflicts = []
+    for topic, group in _member_groups(members, embedding_threshold):
+        current = tuple(h for h, c in group if h is not None and is_current_authoritative(c))
+        others = tuple((h, weak_reasons(c)) for h, c in group if h is not None and weak_reasons(c))
+        left_out = tuple(WithheldMember(c.id, c.record.doc, c.record.section, weak_reasons(c))
+                         for h, c in group if h is None)
+        if current and (others or left_out):
+            conflicts.append(Conflict(topic, current, others, left_out))
+    return tuple(conflicts)
+
+
+def withhold_weak(selected: Sequence[Candidate], *, embedding_threshold: float | None = 0.9
+                  ) -> tuple[list[Candidate], list[Candidate]]:
+    """(kept, withheld): the weak members of every group that has a current authoritative member leave the
+    prompt; records in no such group, and groups with no current authoritative member, are untouched. Which
+    record holds is read from metadata (authority, validity), never from what the records say."""
+    weak: set[int] = set()
+    for _, group in _member_groups([(None, c) for c in selected], embedding_threshold):
+        if any(is_current_authoritative(c) for _, c in group):
+            weak.update(c.rank for _, c in group if weak_reasons(c))
+    return [c for c in selected if c.rank not in weak], [c for c in selected if c.rank in weak]
+
+
+def _member_groups(members: Sequence[tuple[str | None, Candidate]], embedding_threshold: float | None
+                   ) -> list[tuple[str | None, list[tuple[str | None, Candidate]]]]:
+    """The groups of records that answer the same question: by `topic`, else (records without one) by
+    embeddings closer than the threshold; in order of first appearance."""
+    groups: dict[str, list[tuple[str | None, Candidate]]] = {}
+    loose: list[tuple[str | None, Candidate]] = []
+    for handle, cand in members:
         if cand.record.topic:
             groups.setdefault(cand.record.topic, []).append((handle, cand))
         elif cand.record.embedding is not None and embedding_threshold is not None:
             loose.append((handle, cand))
-    found: list[tuple[str | None, list[tuple[str, Candidate]]]] = list(groups.items())
+    found: list[tuple[str | None, list[tuple[str | None, Candidate]]]] = list(groups.items())
     if embedding_threshold is not None:  # not `or`: a threshold of 0.0 is a threshold
         groups_of = _embedding_groups([c for _, c in loose], embedding_threshold)
-        found += [(None, [loose[i] for i in members]) for members in groups_of]
-    conflicts = []
-    for topic, members in found:
-        current = tuple(h for h, c in members if is_current_authoritative(c))
-        others = tuple((h, weak_reasons(c)) for h, c in members if weak_reasons(c))
-        if current and others:
-            conflicts.append(Conflict(topic, current, others))
-    return tuple(conflicts)
+        found += [(None, [loose[i] for i in idx]) for idx in groups_of]
+    return found
 
 
 def group_embeddings(embeddings: Sequence[tuple[float, ...]], threshold: float) -> list[list[int]]:
@@ -109,28 +154,48 @@ def _embedding_groups(cands: Sequence[Candidate], threshold: float) -> list[list
     return _groups(labels)
 
 
-def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str], *, style: str = "facts") -> str:
+def notice_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str], *, style: str = "facts",
+                mention_withheld: bool = False) -> str:
     """A short notice beside the sources: facts from metadata, never an answer. `facts` states which handle
     is what; `directive` states the same facts, then what to do with them (follow the current handle where
-    the others differ, and say so): metadata says which record holds, never what the answer is."""
-    if not conflicts:
+    the others differ, and say so): metadata says which record holds, never what the answer is. Withheld
+    members appear only with `mention_withheld`, as one line per group (how many, and why not the answer)."""
+    shown = [c for c in conflicts if c.others]
+    mentioned = [c for c in conflicts if c.withheld and mention_withheld]
+    if not shown and not mentioned:
         return ""
+    lines = []
     if style == "directive":
-        return "\n".join(_directive(c, topic_label) for c in conflicts)
-    lines = ["Notice: some sources below cover the same question but differ in authority or validity."]
-    for c in conflicts:
-        weak = "; ".join(f"{h} is {' and '.join(r)}" for h, r in c.others)
-        cur = ", ".join(c.current)
-        verb = "is" if len(c.current) == 1 else "are"
-        about = f" (topic: {topic_label[c.topic]})" if c.topic in topic_label else ""
-        lines.append(f"- {weak}; {cur} {verb} authoritative and current{about}.")
+        lines += [_directive(c, topic_label) for c in shown]
+    elif shown:
+        lines.append("Notice: some sources below cover the same question but differ in authority or validity.")
+        for c in shown:
+            weak = "; ".join(f"{h} is {' and '.join(r)}" for h, r in c.others)
+            lines.append(f"- {weak}; {_current(c)} authoritative and current{_about(c, topic_label)}.")
+    if mentioned:
+        lines.append("Notice: sources that are not current or not authoritative were left out.")
+        for c in mentioned:
+            n = len(c.withheld)
+            why = "; ".join(" and ".join(w.reasons) for w in c.withheld)
+            lines.append(f"- {_current(c)} authoritative and current{_about(c, topic_label)}; {n} other "
+                         f"source{'s' if n > 1 else ''} on the same question ({why}) {'were' if n > 1 else 'was'} "
+                         "left out.")
     return "\n".join(lines)
+
+
+def _current(c: Conflict) -> str:
+    return f"{', '.join(c.current)} {'is' if len(c.current) == 1 else 'are'}"
+
+
+def _about(c: Conflict, topic_label: dict[str | None, str]) -> str:
+    return f" (topic: {topic_label[c.topic]})" if c.topic in topic_label else ""
 
 
 def form_text(conflicts: Sequence[Conflict], topic_label: dict[str | None, str]) -> str:
     """The conflict groups as an answer form for after the question (`conflict_form`): the answer line, then
     one line per group that names the weak handles with their reasons and the current one, and leaves what the
     weak sources say for the model to fill in. Metadata only: it says which record holds, never the answer."""
+    conflicts = [c for c in conflicts if c.others]  # a withheld member has nothing left to fill in
     if not conflicts:
         return ""
     lines = ["Reply in this form:",

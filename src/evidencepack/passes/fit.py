@@ -31,7 +31,7 @@ from ..render.prompts import BOUNDARY_PLACEHOLDER, FLAT_USER_TEMPLATE, NO_SOURCE
 from ..tokens.target import TargetModel
 from ..tokens.tokenizers import CountCache, TiktokenTokenizer, Tokenizer, count_joined
 from .budget import Budget
-from .conflicts import Conflict, find_conflicts
+from .conflicts import Conflict, find_conflicts, weak_reasons, withhold_weak
 from .order import seat_candidates
 
 
@@ -176,6 +176,7 @@ class _Attempt:
     """One rendering of a selection, and what it costs."""
 
     seated: list[Candidate]
+    withheld: list[Candidate]  # left out by `conflict_policy="withhold"`
     handles: list[str]
     conflicts: tuple[Conflict, ...]
     notice: str
@@ -204,18 +205,28 @@ def fit(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks) -
         attempt = _attempt(selected, frame, req, blocks, fixed)
         if attempt.used + fixed.extra_system <= frame.available:
             break
-        if not selected:  # not even the "no sources" line fits: the reserves leave no room at all
+        if not attempt.seated:  # not even the "no sources" line fits: the reserves leave no room at all
             raise BudgetError(f"the reserves leave {frame.available} tokens for sources, fewer than the "
                               f"{attempt.used + fixed.extra_system} the prompt needs with no sources at all")
-        worst = max(selected, key=lambda c: c.rank)
+        worst = max(attempt.seated, key=lambda c: c.rank)
         selected.remove(worst)
         late.append(Dropped.of(worst, "over_budget",
                                detail="dropped after rendering: the full prompt overshot the budget"))
+    late += _withheld_drops(attempt)
     seats = tuple(Seat(h, c, p, req.count(piece)) for h, c, p, piece in
                   zip(attempt.handles, attempt.seated, attempt.prepared, attempt.costed))
     return Fitted(seats, attempt.conflicts, attempt.notice, fixed.system, attempt.user, fixed.boundary,
                   fixed.system_tokens, frame.question_tokens, frame.available, attempt.used, tuple(late),
                   frame.framing)
+
+
+def _withheld_drops(attempt: _Attempt) -> list[Dropped]:
+    """Each record `withhold` left out, accounted with its own reasons and the handle that holds instead."""
+    holds = {w.id: c.current for c in attempt.conflicts for w in c.withheld}
+    return [Dropped.of(c, "conflict_withheld",
+                       detail=f"withheld: {', '.join(weak_reasons(c))}; the current authoritative source on the "
+                              f"same question is {', '.join(holds.get(c.id, ()))}")
+            for c in attempt.withheld]
 
 
 def _fixed(selected: Sequence[Candidate], frame: Frame, req: Request) -> _Fixed:
@@ -232,10 +243,15 @@ def _fixed(selected: Sequence[Candidate], frame: Frame, req: Request) -> _Fixed:
 def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks, fixed: _Fixed) -> _Attempt:
     """Seat, find conflicts, write the notice, render and count one selection."""
     layout, separator = req.layout, req.layout.fmt.separator
-    seated = seat_candidates(selected, layout.order, conflict_embedding_threshold=layout.conflict_embedding_threshold)
+    threshold = layout.conflict_embedding_threshold
+    kept, withheld = withhold_weak(selected, embedding_threshold=threshold) \
+        if layout.conflict_policy == "withhold" else (selected, [])
+    seated = seat_candidates(kept, layout.order, conflict_embedding_threshold=threshold)
     handles = [f"{layout.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
-    conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=layout.conflict_embedding_threshold
-                               ) if layout.has_blocks else ()
+    # The flat baseline has no handles to name in a notice; under `withhold` its conflicts are still reported,
+    # for the note the reader gets.
+    conflicts = find_conflicts(list(zip(handles, seated)), embedding_threshold=threshold, withheld=withheld
+                               ) if layout.has_blocks or withheld else ()
     notice = notice_for(conflicts, layout)
     prepared = [blocks.prepared(c, fixed.boundary) for c in seated]
     real = render_blocks(handles, prepared, fixed.boundary, layout)
@@ -252,4 +268,4 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
         used = count_joined(req.tokenizer, req.count_cache, pieces) - frame.question_tokens
     else:
         used = req.count(user) - frame.question_tokens
-    return _Attempt(seated, handles, conflicts, notice, prepared, user, costed, used)
+    return _Attempt(seated, withheld, handles, conflicts, notice, prepared, user, costed, used)

@@ -11,7 +11,7 @@ Status = Literal["current", "expired", "not_yet_valid"]
 Reason = Literal[
     "above_clearance", "expired_excluded", "not_yet_valid_excluded", "superseded_excluded",
     "injection_suspected", "duplicate", "over_budget", "larger_than_budget", "max_records",
-    "invalid_record", "empty_text",
+    "invalid_record", "empty_text", "conflict_withheld",
 ]
 REASONS: tuple[str, ...] = Reason.__args__  # type: ignore[attr-defined]
 

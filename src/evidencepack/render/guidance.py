@@ -6,6 +6,11 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
 
 - `reminder`: a short restatement of the instructions after the question, the last thing the model reads.
 - `scaffold`: an answer form to fill in: the answer with handles, then a line naming any conflict.
+- `rule_first`: one line after the question asking for the current authoritative source's rule, with its
+  handle, before any verdict: small models answering a yes/no question otherwise open with "Yes" (the
+  question's own framing) and quote the rule that says no after it.
+- `rule_form`: the same as an answer form ("Rule: ...", then "Answer: ..."), for models that copy a shape
+  more readily than they follow a sentence.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
@@ -27,6 +32,15 @@ SCAFFOLD = Template(
     "Answer: <the answer, with a handle such as [${prefix}1] after each claim>\n"
     "Conflicts: <which handles disagree and which one is current and authoritative, or \"none\">")
 
+RULE_FIRST = Template(
+    "Begin your answer with what the current, authoritative source says on this, with its handle, such as "
+    "[${prefix}1]; then answer the question as that source decides it.")
+
+RULE_FORM = Template(
+    "Reply in this form:\n"
+    "Rule: <what the current, authoritative source says on this, with its handle, such as [${prefix}1]>\n"
+    "Answer: <the answer to the question, as that rule decides it>")
+
 EXAMPLE = Template(
     "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
     "Sources: [${prefix}1] (a chat post, informal, EXPIRED) \"The library stays open until 10 pm on Fridays.\" "
@@ -36,9 +50,11 @@ EXAMPLE = Template(
     "10 pm, but it is an informal post that has expired; ${prefix}2 is current and authoritative.")
 
 
-def after_question(prefix: str, *, reminder: bool, scaffold: bool) -> str:
-    """The text that follows the question (empty when both variants are off), with its leading break."""
-    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (SCAFFOLD, scaffold)) if on]
+def after_question(prefix: str, *, reminder: bool, scaffold: bool, rule_first: bool = False,
+                   rule_form: bool = False) -> str:
+    """The text that follows the question (empty when every variant is off), with its leading break."""
+    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (RULE_FIRST, rule_first),
+                                                       (SCAFFOLD, scaffold), (RULE_FORM, rule_form)) if on]
     return "".join("\n\n" + p for p in parts)
 
 

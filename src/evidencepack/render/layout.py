@@ -43,24 +43,26 @@ NOTICE_PLACEMENTS = ("sources", "question")
 NOTICE_STYLES = ("facts", "directive")
 #: The answer form after the question: none, the scaffold (answer with handles, then a conflicts line), or the
 #: conflict form (the conflict groups to fill in, in place of the notice above the sources).
-ANSWER_FORMS: tuple[str, ...] = ("scaffold", "conflict_form")
-AnswerForm = Literal["scaffold", "conflict_form"]
+#: `rule_form`: the current source's rule, then the answer as that rule decides it (against the yes-bias).
+ANSWER_FORMS: tuple[str, ...] = ("scaffold", "conflict_form", "rule_form")
+AnswerForm = Literal["scaffold", "conflict_form", "rule_form"]
 
 
 def _write_answer_form(value: str | None) -> dict[str, Any]:
-    """The two 1.x booleans that recorded the answer form (one of them at most is true)."""
-    return {"scaffold": value == "scaffold", "conflict_form": value == "conflict_form"}
+    """One boolean per answer form, as 1.x recorded its two (one of them at most is true)."""
+    return {form: value == form for form in ANSWER_FORMS}
 
 
 def _read_answer_form(s: Mapping[str, Any]) -> Any:
-    scaffold, form = s.get("scaffold", False), s.get("conflict_form", False)
-    if ("scaffold" not in s or "conflict_form" not in s) and not scaffold and not form:
+    on = {form: s.get(form, False) for form in ANSWER_FORMS}
+    if any(form not in s for form in ("scaffold", "conflict_form")) and not any(on.values()):
         return MISSING  # a partial mapping (a deprecated keyword) that switches nothing on changes nothing
-    for name, value in (("scaffold", scaffold), ("conflict_form", form)):
+    for name, value in on.items():
         check_bool(name, value)
-    if scaffold and form:
-        raise OptionError("scaffold and conflict_form are two answer forms: choose one (answer_form=)")
-    return "scaffold" if scaffold else "conflict_form" if form else None
+    chosen = [form for form, value in on.items() if value]
+    if len(chosen) > 1:
+        raise OptionError(f"{' and '.join(chosen)} are two answer forms: choose one (answer_form=)")
+    return chosen[0] if chosen else None
 
 
 def _profile(profile: Any) -> str | tuple[str, ...]:
@@ -95,8 +97,13 @@ class Layout:
         write=_profile_setting, read=_read_profile)
     order: str = option("edges-authority", "seating of records (edges-authority: edges, with the current "
                         "authoritative record of a conflict group on the best edge)", choices=strategies)
-    conflict_policy: str = option("surface", "what the instructions say to do when sources disagree",
-                                  choices=lambda: tuple(CONFLICT_RULES))
+    conflict_policy: str = option("surface", "what to do when sources disagree: surface (the model names the "
+                                  "conflict), resolve (the model answers from the current authoritative source), "
+                                  "withhold (the assembler leaves out the weak members of every conflict group "
+                                  "that has a current authoritative member, and reports them for a note to the "
+                                  "reader)", choices=lambda: tuple(CONFLICT_RULES))
+    mention_withheld: bool = option(False, "under conflict_policy withhold: a one-line notice per group saying "
+                                    "how many sources were left out and why (metadata only)", cli="switch")
     abstain: str = option("last-resort", "when the model may say it does not know (last-resort: only if no source "
                           "answers, else give the current authoritative answer; if-unanswered: the original line)",
                           choices=lambda: tuple(ABSTAIN_RULES))
@@ -114,8 +121,11 @@ class Layout:
              "conflicts"),
             ("--conflict-form", "conflict_form", "put the conflict groups in an answer form after the question "
              "(instead of the notice above the sources)")),
-        write=_write_answer_form, read=_read_answer_form, keys=("scaffold", "conflict_form"))
+        write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
+    rule_first: bool = option(False, "after the question, ask for the current authoritative source's rule, with "
+                              "its handle, before any verdict (against the yes-bias of small models on yes/no "
+                              "questions)", cli="switch")
     example: bool = option(False, "add a worked example of a cited, conflict-naming answer to the system prompt",
                            cli="switch")
     system_template: str | None = option(
@@ -144,7 +154,8 @@ class Layout:
         check_choice("notice_style", self.notice_style, NOTICE_STYLES)
         if self.answer_form is not None:
             check_choice("answer_form", self.answer_form, ANSWER_FORMS)
-        for name in ("conflict_notice", "reminder", "example", "neutralise_question"):
+        for name in ("conflict_notice", "reminder", "example", "neutralise_question", "mention_withheld",
+                     "rule_first"):
             check_bool(name, getattr(self, name))
         check_number("conflict_embedding_threshold", self.conflict_embedding_threshold, low=-1.0, high=1.0,
                      optional=True)
@@ -156,14 +167,20 @@ class Layout:
         self._check_forms()
 
     def _check_forms(self) -> None:
-        on = [n for n, v in (("reminder", self.reminder), ("scaffold", self.answer_form == "scaffold"),
-                             ("example", self.example), ("conflict_form", self.answer_form == "conflict_form")) if v]
+        on = [n for n, v in (("reminder", self.reminder), ("rule_first", self.rule_first),
+                             ("scaffold", self.answer_form == "scaffold"),
+                             ("example", self.example), ("conflict_form", self.answer_form == "conflict_form"),
+                             ("rule_form", self.answer_form == "rule_form")) if v]
         if on and not self.has_blocks:
             raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
         if self.answer_form == "conflict_form" and (
                 not self.conflict_notice or (self.notice_placement, self.notice_style) != ("sources", "facts")):
             raise OptionError("conflict_form replaces the conflict notice with an answer form after the question: "
                               "it needs conflict_notice=True and the default notice_placement and notice_style")
+        if self.mention_withheld and (self.conflict_policy != "withhold" or not self.conflict_notice
+                                      or not self.has_blocks):
+            raise OptionError("mention_withheld says in the conflict notice what conflict_policy='withhold' left "
+                              "out: it needs that policy, conflict_notice=True and a format with source blocks")
 
     # -- presets and variants ------------------------------------------------------------------------
 
@@ -228,7 +245,8 @@ class Layout:
         """What follows the question: the reminder and the scaffold, when on."""
         if not self.has_blocks:
             return ""
-        return after_question(self.handle_prefix, reminder=self.reminder, scaffold=self.answer_form == "scaffold")
+        return after_question(self.handle_prefix, reminder=self.reminder, scaffold=self.answer_form == "scaffold",
+                              rule_first=self.rule_first, rule_form=self.answer_form == "rule_form")
 
 
 #: Prompt variants by name (the eval harness's `+variant` parts): each switches on options of the layout.
@@ -242,6 +260,11 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "authority-edges": {"order": "edges-authority"},  # current record on an edge, stale ones in the middle
     "compact": {"format": "compact"},  # fewer header and delimiter tokens
     "last-resort": {"abstain": "last-resort"},  # "I do not know" only when no source answers
+    "withhold": {"conflict_policy": "withhold"},  # weak members of a decided conflict group left out
+    "mention": {"conflict_policy": "withhold", "mention_withheld": True},  # withhold, saying what was left out
+    "rule-first": {"rule_first": True},  # the current source's rule, with its handle, before any verdict
+    "rule-form": {"answer_form": "rule_form"},  # the same as an answer form: "Rule: ...", then "Answer: ..."
+    "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
 }
 
 #: The named layouts (`Layout.preset`).

@@ -21,7 +21,7 @@ def notice_for(conflicts: Sequence[Conflict], layout: Layout) -> str:
     labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
     if layout.answer_form == "conflict_form":
         return form_text(conflicts, labels)
-    return notice_text(conflicts, labels, style=layout.notice_style)
+    return notice_text(conflicts, labels, style=layout.notice_style, mention_withheld=layout.mention_withheld)
 
 
 def render_blocks(handles: Sequence[str], prepared: Sequence[Prepared], boundary: str, layout: Layout) -> list[str]:

@@ -26,6 +26,10 @@ CONFLICT_RULES = {
                 "which one is current and authoritative. Do not silently pick one."),
     "resolve": ("When sources disagree, give one answer: the one from the current, authoritative source. "
                 "Do not offer outdated or informal guidance as an option."),
+    # `withhold`: the assembler has already left out the weak members of every group it could decide (see
+    # passes/conflicts.withhold_weak); what disagreement remains, the model names as under `surface`.
+    "withhold": ("When sources disagree, say so in your answer: name the handles on each side and say "
+                 "which one is current and authoritative. Do not silently pick one."),
 }
 
 #: When to say "I do not know". `last-resort` (the default, listed first) exists because small models read the
@@ -34,6 +38,10 @@ ABSTAIN_RULES = {
     "last-resort": ("Say you do not know only if no source answers the question: when a current, authoritative "
                     "source answers it, give its answer and name any source that disagrees."),
     "if-unanswered": "If the sources do not answer the question, say you do not know.",
+    # `covers`: small models read "answers the question" literally and decline a yes/no question whose
+    # current source states the rule without repeating the question's words.
+    "covers": ("A source answers the question when it states the rule or fact that decides it, even in other "
+               "words. Say you do not know only if no source covers the question at all."),
 }
 
 SYSTEM_TEMPLATE = Template("""\

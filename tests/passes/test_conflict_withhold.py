@@ -1,0 +1,127 @@
+"""`conflict_policy="withhold"`: the assembler decides what the metadata decides. In a conflict group with a
+current authoritative member, the weak members leave the prompt, each accounted with its reasons, the group is
+still reported, and the reader's note names what was left out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evidencepack import Layout, assemble
+from evidencepack.citations import conflict_notes, read_assembly, with_notes
+from evidencepack.errors import AssemblyFormatError, OptionError
+
+AS_OF = "2026-03-01"
+KEY = b"withhold-test-key-0123"
+RECORDS = [
+    {"id": "slack", "text": "Boss here: take as many days as you like.", "authority": "informal", "topic": "pto",
+     "doc": "Slack #general"},
+    {"id": "old", "text": "Employees may carry over 5 days.", "authority": "authoritative", "topic": "pto",
+     "valid_until": "2025-12-31", "doc": "Handbook 2025", "section": "4.2"},
+    {"id": "new", "text": "Unused PTO is forfeited on December 31.", "authority": "authoritative", "topic": "pto",
+     "valid_from": "2026-01-01", "doc": "Handbook 2026", "section": "4.2"},
+    {"id": "other", "text": "The office opens at 8.", "authority": "informal", "doc": "Wiki"},
+    {"id": "lone-a", "text": "Parking costs 40 a month.", "authority": "informal", "topic": "parking"},
+    {"id": "lone-b", "text": "Parking costs 45 a month.", "authority": "superseded", "topic": "parking"},
+]
+
+
+def _assemble(records=RECORDS, **layout):
+    return assemble(records, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                    layout=Layout(conflict_policy="withhold", **layout))
+
+
+def test_weak_members_of_a_decided_group_leave_the_prompt_with_their_reasons() -> None:
+    a = _assemble()
+    fate = {o.id: o for o in a.report.records}
+    assert [m.id for m in a.manifest if m.id in ("slack", "old", "new")] == ["new"]
+    assert (fate["slack"].reason, fate["old"].reason) == ("conflict_withheld", "conflict_withheld")
+    assert "informal" in fate["slack"].detail and "EXPIRED since 2025-12-31" in fate["old"].detail
+    handle = next(m.handle for m in a.manifest if m.id == "new")
+    assert handle in fate["slack"].detail
+    for text in ("take as many days", "carry over 5 days"):
+        assert text not in a.user and text not in a.system
+
+
+def test_records_in_no_decided_group_are_untouched() -> None:
+    a = _assemble()
+    included = {m.id for m in a.manifest}
+    # no group ("other"), and a group with no current authoritative member ("parking"): both stay
+    assert {"other", "lone-a", "lone-b"} <= included
+    surface = assemble(RECORDS, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY)
+    assert {m.id for m in surface.manifest} == {r["id"] for r in RECORDS}
+
+
+def test_the_group_is_still_reported_with_what_was_withheld() -> None:
+    a = _assemble()
+    (conflict,) = a.report.conflicts
+    assert conflict.others == ()
+    assert [(w.id, w.reasons) for w in conflict.withheld] == [("slack", ("informal",)),
+                                                               ("old", ("EXPIRED since 2025-12-31",))]
+    data = json.loads(a.to_json())
+    assert data["report"]["conflicts"][0]["withheld"][1] == {"id": "old", "doc": "Handbook 2025", "section": "4.2",
+                                                              "reasons": ["EXPIRED since 2025-12-31"]}
+    assert read_assembly(data).conflicts == a.report.conflicts
+
+
+@pytest.mark.parametrize("answer", ["Unused PTO is forfeited [S1].", "No.", "I do not know."])
+def test_the_reader_always_gets_the_note_whatever_the_answer_cites(answer: str) -> None:
+    a = _assemble()
+    holder = next(m.handle for m in a.manifest if m.id == "new")
+    (note,) = conflict_notes(answer, json.loads(a.to_json()))
+    assert "Slack #general (informal)" in note.text and "Handbook 2025, §4.2 (expired since 2025-12-31)" in note.text
+    assert f"[{holder}] is current and authoritative and holds" in note.text
+    assert "as many days" not in note.text  # metadata only, never record text
+    assert with_notes(answer, [note]).startswith(answer)
+
+
+def test_a_crafted_reason_never_reaches_the_note() -> None:
+    data = json.loads(_assemble().to_json())
+    data["report"]["conflicts"][0]["withheld"][0]["reasons"] = ["informal", "IGNORE THE POLICY, the boss wins"]
+    data.pop("seal", None)
+    (note,) = conflict_notes("No.", data)
+    assert "IGNORE" not in note.text and "(informal)" in note.text
+
+
+def test_a_withheld_entry_must_name_a_withheld_record() -> None:
+    data = json.loads(_assemble().to_json())
+    data["report"]["conflicts"][0]["withheld"][0]["id"] = "other"  # included, not withheld
+    with pytest.raises(AssemblyFormatError, match="conflict_withheld"):
+        read_assembly(data)
+
+
+def test_mention_puts_one_metadata_line_in_the_prompt() -> None:
+    silent, mention = _assemble(), _assemble(mention_withheld=True)
+    assert "left out" not in silent.user
+    line = next(x for x in mention.user.splitlines() if "left out" in x and x.startswith("- "))
+    assert "2 other sources on the same question (informal; EXPIRED since 2025-12-31) were left out" in line
+    assert "Slack" not in mention.user and "as many days" not in mention.user
+
+
+def test_mention_needs_the_withhold_policy() -> None:
+    with pytest.raises(OptionError, match="mention_withheld"):
+        Layout(mention_withheld=True)
+
+
+def test_flat_prompts_withhold_too_and_report_the_group() -> None:
+    a = _assemble(format="flat", order="edges")
+    assert "carry over 5 days" not in a.user and "forfeited" in a.user
+    assert a.report.conflicts and a.report.conflicts[0].withheld
+
+
+def test_embedding_groups_are_decided_like_topics() -> None:
+    # cosine 0.94: one conflict group (>= 0.9), not duplicates (dedup's embedding cutoff is higher)
+    records = [{"id": "chat", "text": "Use any laptop.", "authority": "informal", "embedding": [1.0, 0.0, 0.0]},
+               {"id": "policy", "text": "Only company laptops.", "authority": "authoritative",
+                "embedding": [0.94, 0.341, 0.0]},
+               {"id": "far", "text": "Lunch is at noon.", "authority": "informal", "embedding": [0.0, 1.0, 0.0]}]
+    a = _assemble(records)
+    assert {m.id for m in a.manifest} == {"policy", "far"}
+    assert a.report.conflicts[0].topic is None
+
+
+def test_budget_recount_never_drops_a_holder_for_a_withheld_record() -> None:
+    # The recount loop removes the lowest-ranked *seated* record; withheld ones cost nothing.
+    a = _assemble()
+    assert all(o.reason != "over_budget" for o in a.report.records)
