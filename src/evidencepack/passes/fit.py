@@ -10,14 +10,14 @@ again, so the prompt always fits. What fit needs of the options it is given (`Re
 
 Blocks are costed with a fixed-width stand-in for the boundary (`BOUNDARY_PLACEHOLDER`) and the widest handle,
 so a cost depends on the record and the options only: the selection never depends on the secret key, and
-costs are cached across requests whose boundaries differ.
+costs are cached across requests whose boundaries differ. For the bundled encodings the final count is exact
+from those same cached pieces (see `tokenizers.count_joined`); for any other tokenizer the real prompt is
+counted whole.
 
 Prompt caching (issue 26): the boundary is derived from the key, the format and the selected records, never
 the question, so everything before the question's line (system prompt, notice, blocks) is byte-identical for
 two questions over the same selection; `Fitted.cache_split` marks where the question-dependent part of the
-user message starts. A question that contains the boundary code is defused with it (`_defuse_question`). For the bundled encodings the
-final count is exact from those same cached pieces (see `tokenizers.count_joined`); for any other tokenizer
-the real prompt is counted whole.
+user message starts. A question that contains the boundary code is defused with it (`_defuse_question`).
 """
 
 from __future__ import annotations
