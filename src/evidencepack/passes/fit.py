@@ -231,7 +231,9 @@ def fit(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks) -
 
 def _fixed(selected: Sequence[Candidate], frame: Frame, req: Request) -> _Fixed:
     layout = req.layout
-    material = [layout.format, *(part for c in selected for part in (c.id, c.record.text))]
+    # Never the question (provider prompt caching); the selection unless the caller scoped the code to the key.
+    material = [layout.format, *(part for c in selected for part in (c.id, c.record.text))] \
+        if layout.boundary_scope == "selection" else ["scope:key", layout.format, req.as_of.isoformat()]
     boundary = boundary_code((m.encode("utf-8", "surrogatepass") for m in material), req.boundary_key)
     system = layout.system(boundary, req.as_of.isoformat())
     digits_only = isinstance(req.tokenizer, TiktokenTokenizer) and req.tokenizer.digit_invariant \
