@@ -152,6 +152,12 @@ def test_gguf_unsupported_tokenizers_are_clear_errors(tmp_path):
         resolve_model(write_gguf(tmp_path / "p.gguf", pre="mystery"))
     with pytest.raises(TokenizerError, match="tokenizer type 'llama' is not supported"):
         resolve_model(write_gguf(tmp_path / "s.gguf", kind="llama"))
+    whole = write_gguf(tmp_path / "whole.gguf").read_bytes()
+    for cut in (len(whole) // 2, 30, 5):  # truncated inside the vocabulary, inside a key, inside the header
+        truncated = tmp_path / f"cut{cut}.gguf"
+        truncated.write_bytes(whole[:cut])
+        with pytest.raises(TokenizerError, match="cannot read GGUF"):
+            resolve_model(truncated)
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"GGUF not really")
     with pytest.raises(TokenizerError, match="cannot read GGUF"):
@@ -296,7 +302,17 @@ def test_unknown_or_unbundled_models_are_errors_never_fallbacks():
         resolve_model(42)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("module, extra", [("gguf", "gguf"), ("tokenizers", "hf"), ("jinja2.sandbox", "templates")])
+def test_gguf_files_are_read_without_the_gguf_package(tmp_path, monkeypatch):
+    """The header is read by our own reader (issue 26): the `gguf` package only writes the test files."""
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("jinja2")
+    path = write_gguf(tmp_path / "plain.gguf")
+    monkeypatch.setitem(sys.modules, "gguf", None)
+    model = resolve_model(path)
+    assert model.exact and model.tokenizer.count("hello world") > 0
+
+
+@pytest.mark.parametrize("module, extra", [("tokenizers", "hf"), ("jinja2.sandbox", "templates")])
 def test_missing_extras_name_the_extra(tmp_path, monkeypatch, module, extra):
     pytest.importorskip("gguf")
     pytest.importorskip("tokenizers")
