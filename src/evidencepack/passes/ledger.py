@@ -55,7 +55,8 @@ def ledger(opts: Request, settings: Mapping[str, Any], drops: Iterable[Dropped |
 
     report = Report(
         outcomes=every_outcome,
-        budget={"context_window": b.context_window, "system_prompt": fitted.system_tokens,
+        budget={"context_window": b.window, "context_window_source": b.window_source,
+                "system_prompt": fitted.system_tokens,
                 "question": fitted.question_tokens, "output_reserve": b.output_reserve,
                 "safety_margin": b.safety_margin, "retrieval_budget": fitted.available, "used": fitted.used,
                 "left": fitted.available - fitted.used, "framing": fitted.framing,

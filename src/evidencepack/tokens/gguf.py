@@ -84,14 +84,16 @@ def load_gguf(path: str | Path, *, chat_template: str | None = None,
     _, tok, meta = _gguf_tokenizer(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     name = path.name
     template = chat_template if chat_template is not None else meta["template"]
+    window = {"context_window": meta["context_length"], "window_source": meta["window_source"]} \
+        if meta["context_length"] else {}
     if template is None:
-        return TargetModel(name, tok, exact=False, source="gguf")
+        return TargetModel(name, tok, exact=False, source="gguf", **window)
     tokens = meta["tokens"]
     variables = {"bos_token": _id_text(tokens, meta["bos_id"]), "eos_token": _id_text(tokens, meta["eos_id"]),
                  **(template_vars or {})}
     framing = ChatTemplate(template, variables, bos_id=meta["bos_id"], eos_id=meta["eos_id"],
                            add_bos=meta["add_bos"], add_eos=meta["add_eos"])
-    return TargetModel(name, tok, exact=True, source="gguf", framing=framing)
+    return TargetModel(name, tok, exact=True, source="gguf", framing=framing, **window)
 
 
 def _id_text(tokens: Sequence[str], token_id: int | None) -> str:
@@ -126,7 +128,9 @@ def _gguf_tokenizer(path: str, size: int, mtime_ns: int) -> tuple[str, HuggingFa
     add_eos = meta.get("tokenizer.ggml.add_eos_token")
     info = {"tokens": tokens, "template": meta.get("tokenizer.chat_template"),
             "bos_id": meta.get("tokenizer.ggml.bos_token_id"), "eos_id": meta.get("tokenizer.ggml.eos_token_id"),
-            "add_bos": pre.add_bos if add_bos is None else bool(add_bos), "add_eos": bool(add_eos)}
+            "add_bos": pre.add_bos if add_bos is None else bool(add_bos), "add_eos": bool(add_eos),
+            "context_length": meta.get("context_length"),
+            "window_source": f"GGUF metadata {meta.get('general.architecture')}.context_length"}
     return name, HuggingFaceTokenizer.wrap(hf, name), info
 
 
