@@ -214,3 +214,56 @@ def test_other_findings_still_get_the_repair_turn_by_default(kind):
     assert retry[2].content == first
     assert ("such as [S1]" if kind == "uncited" else "give only values the sources state") in retry[3].content
     assert retry[1].content == llm.seen[0][1].content  # the same assembly: nothing was left out
+
+
+# -- issue 26, item 3: like any Runnable (schema, graph, callback events, with_config) ------------------------
+
+
+def _chain():
+    return {"documents": RunnableLambda(lambda q: documents()), "question": RunnablePassthrough()} \
+        | EvidencePrompt(as_of=AS_OF, layout=RANKED) | Scripted(replies=[GOOD], seen=[])
+
+
+def test_schema_and_graph_work_as_for_langchains_own_prompt_templates():
+    prompt = EvidencePrompt(as_of=AS_OF)
+    schema = prompt.get_input_jsonschema()
+    assert schema["$defs"]["ChainInput"]["required"] == ["documents", "question"]
+    assert prompt.get_output_jsonschema()["title"] == "AssembledPrompt"
+    ours = _chain().get_graph()
+    theirs = ({"documents": RunnableLambda(lambda q: documents()), "question": RunnablePassthrough()}
+              | ChatPromptTemplate.from_messages([("human", "{question} {documents}")])
+              | Scripted(replies=[GOOD], seen=[])).get_graph()
+    assert len(ours.nodes) == len(theirs.nodes) == 7
+    assert "EvidencePrompt" in {n.name for n in ours.nodes.values()}
+
+
+def test_callback_events_show_the_prompt_step_start_and_end():
+    async def events(runnable, value):
+        return [(e["event"], e["name"]) async for e in runnable.astream_events(value, version="v2")]
+
+    seen = asyncio.run(events(_chain(), QUESTION))
+    assert ("on_prompt_start", "EvidencePrompt") in seen and ("on_prompt_end", "EvidencePrompt") in seen
+    named = EvidencePrompt(as_of=AS_OF).with_config(run_name="pack", tags=["ep"])
+    seen = asyncio.run(events(named, {"documents": documents(), "question": QUESTION}))
+    assert seen == [("on_prompt_start", "pack"), ("on_prompt_end", "pack")]
+
+
+def test_the_cited_chain_is_one_traced_run_with_the_model_inside():
+    from langchain_core.tracers.base import BaseTracer
+
+    class Collect(BaseTracer):
+        def __init__(self):
+            super().__init__()
+            self.runs = []
+
+        def _persist_run(self, run):
+            self.runs.append(run)
+
+    tracer = Collect()
+    chain = cited_chain(Scripted(replies=[UNKNOWN, GOOD], seen=[]), retriever=RunnableLambda(lambda q: documents()),
+                        as_of=AS_OF, layout=RANKED)
+    assert chain.invoke(QUESTION, {"callbacks": [tracer], "run_name": "cited"}).answer == GOOD
+    (root,) = tracer.runs
+    assert root.name == "cited" and root.run_type == "chain"
+    kinds = [child.run_type for child in root.child_runs]
+    assert kinds.count("llm") == 2 and kinds[0] == "chain"  # the retriever lambda, then two model calls

@@ -15,11 +15,14 @@ documents are reported in `prompt.assembly.report`, not raised. Needs `pip insta
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 from . import IntegrationInputError, missing_extra
 
 try:
+    # typing_extensions' TypedDict: pydantic (LangChain's schemas, graphs) refuses typing's before Python 3.12.
+    from typing_extensions import TypedDict
+
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.prompt_values import ChatPromptValue
     from langchain_core.runnables import Runnable, RunnableConfig
@@ -92,9 +95,21 @@ class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
                                 on_invalid=self.on_invalid, **self.assemble_kwargs)
 
     def invoke(self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any) -> AssembledPrompt:
+        """Run as LangChain's own prompt templates run: inside `_call_with_config`, so callbacks and tracers
+        (LangSmith, `astream_events`) see a "prompt" run start and end, with its config (tags, name)."""
+        return self._call_with_config(self._prompt, input, config, run_type="prompt")
+
+    async def ainvoke(self, input: ChainInput, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> AssembledPrompt:
+        return await self._acall_with_config(self._aprompt, input, config, run_type="prompt")
+
+    def _prompt(self, input: ChainInput) -> AssembledPrompt:
         documents, question = _unpack(input)
         assembly = self.assemble(documents, question)
         return AssembledPrompt(messages=to_messages(assembly), assembly=assembly)
+
+    async def _aprompt(self, input: ChainInput) -> AssembledPrompt:
+        return self._prompt(input)  # CPU-bound and quick: no executor hop
 
 
 class CitedChain(Runnable[Any, Answered]):
@@ -140,11 +155,18 @@ class CitedChain(Runnable[Any, Answered]):
                 lambda withheld: self.prompt.assemble(without(records, withheld), question))
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+        """Inside `_call_with_config`: one "chain" run whose children are the retriever and model calls."""
+        return self._call_with_config(self._invoke, input, config, run_type="chain")
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+        return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
+
+    def _invoke(self, input: Any, config: RunnableConfig) -> Answered:
         assembly, again = self._assembly(input, config)
         return answer(assembly, lambda m: _text(self.llm.invoke(_lc(m), config)), policy=self.policy,
                       reassemble=again)
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+    async def _ainvoke(self, input: Any, config: RunnableConfig) -> Answered:
         assembly, again = await self._aassembly(input, config)
 
         async def complete(messages: list[ChatMessage]) -> str:
