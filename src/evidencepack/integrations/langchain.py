@@ -21,11 +21,10 @@ from . import IntegrationInputError, missing_extra
 
 try:
     # typing_extensions' TypedDict: pydantic (LangChain's schemas, graphs) refuses typing's before Python 3.12.
-    from typing_extensions import TypedDict
-
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.prompt_values import ChatPromptValue
     from langchain_core.runnables import Runnable, RunnableConfig
+    from typing_extensions import TypedDict
 except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("langchain-core", "langchain") from err
 
