@@ -21,6 +21,7 @@ from . import IntegrationInputError, missing_extra
 
 try:
     # typing_extensions' TypedDict: pydantic (LangChain's schemas, graphs) refuses typing's before Python 3.12.
+    from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.prompt_values import ChatPromptValue
     from langchain_core.runnables import Runnable, RunnableConfig
@@ -160,12 +161,15 @@ class CitedChain(Runnable[Any, Answered]):
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
         return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
 
-    def _invoke(self, input: Any, config: RunnableConfig) -> Answered:
+    def _invoke(self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Answered:
+        del run_manager  # the children see the run through `config` (its callbacks are the run's child manager)
         assembly, again = self._assembly(input, config)
         return answer(assembly, lambda m: _text(self.llm.invoke(_lc(m), config)), policy=self.policy,
                       reassemble=again)
 
-    async def _ainvoke(self, input: Any, config: RunnableConfig) -> Answered:
+    async def _ainvoke(self, input: Any, run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig) -> Answered:
+        del run_manager
         assembly, again = await self._aassembly(input, config)
 
         async def complete(messages: list[ChatMessage]) -> str:
