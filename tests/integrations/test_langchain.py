@@ -267,3 +267,22 @@ def test_the_cited_chain_is_one_traced_run_with_the_model_inside():
     assert root.name == "cited" and root.run_type == "chain"
     kinds = [child.run_type for child in root.child_runs]
     assert kinds.count("llm") == 2 and kinds[0] == "chain"  # the retriever lambda, then two model calls
+
+
+def test_a_streamed_cited_chain_is_one_traced_run_in_astream_events():
+    def chain():
+        return cited_chain(Scripted(replies=[UNKNOWN, GOOD], seen=[]), retriever=RunnableLambda(lambda q: documents()),
+                           as_of=AS_OF, layout=RANKED)
+
+    events = list(chain().stream(QUESTION))
+    assert isinstance(events[-1], Done) and events[-1].result.answer == GOOD and events[-1].result.attempts == 1
+
+    async def collect():
+        return [e async for e in chain().with_config(run_name="cited").astream_events(QUESTION, version="v2")]
+
+    seen = asyncio.run(collect())
+    mine = [e for e in seen if e["name"] == "cited"]
+    assert mine[0]["event"] == "on_chain_start" and mine[-1]["event"] == "on_chain_end"
+    assert isinstance(mine[-1]["data"]["output"], Done)
+    assert sum(e["event"] == "on_chat_model_start" for e in seen) == 2
+    assert any(e["event"] == "on_chain_stream" and isinstance(e["data"]["chunk"], Delta) for e in mine)

@@ -179,24 +179,43 @@ class CitedChain(Runnable[Any, Answered]):
 
     def stream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
                **kwargs: Any) -> Iterator[Event]:
-        assembly, again = self._assembly(input, config)
-
-        def chunks(messages: list[ChatMessage]) -> Iterator[str]:
-            for chunk in self.llm.stream(_lc(messages), config):
-                yield _text(chunk)
-
-        yield from answer_stream(assembly, chunks, policy=self.policy, reassemble=again)
+        """`Delta`, `Flagged`, then `Done`, inside one traced "chain" run (its output: the `Done`)."""
+        runnable: Any = self  # typed Runnable[Any, Answered]; its stream yields events (as before)
+        yield from runnable._transform_stream_with_config(iter([input]), self._events, config, run_type="chain")
 
     async def astream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
                       **kwargs: Any) -> AsyncIterator[Event]:
-        assembly, again = await self._aassembly(input, config)
+        async def one() -> AsyncIterator[Any]:
+            yield input
 
-        async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
-            async for chunk in self.llm.astream(_lc(messages), config):
-                yield _text(chunk)
-
-        async for event in answer_stream_async(assembly, chunks, policy=self.policy, reassemble=again):
+        runnable: Any = self
+        async for event in runnable._atransform_stream_with_config(one(), self._aevents, config, run_type="chain"):
             yield event
+
+    def _events(self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun,
+                config: RunnableConfig) -> Iterator[Event]:
+        del run_manager
+        for input in inputs:  # exactly one: `stream` passes its input alone
+            assembly, again = self._assembly(input, config)
+
+            def chunks(messages: list[ChatMessage]) -> Iterator[str]:
+                for chunk in self.llm.stream(_lc(messages), config):
+                    yield _text(chunk)
+
+            yield from answer_stream(assembly, chunks, policy=self.policy, reassemble=again)
+
+    async def _aevents(self, inputs: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig) -> AsyncIterator[Event]:
+        del run_manager
+        async for input in inputs:
+            assembly, again = await self._aassembly(input, config)
+
+            async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
+                async for chunk in self.llm.astream(_lc(messages), config):
+                    yield _text(chunk)
+
+            async for event in answer_stream_async(assembly, chunks, policy=self.policy, reassemble=again):
+                yield event
 
 
 def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,
