@@ -254,9 +254,10 @@ def measure(build: Callable[[str, list[Passage]], str], stream: list[tuple[str, 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--k", type=int, default=0, help="passages per question for both streams (default: nq 5, hr 6)")
     args = ap.parse_args()
     n = 40 if args.quick else 200
-    streams = {"nq": (nq_stream(n), 5), "hr": (hr_stream(n), 6)}
+    streams = {"nq": (nq_stream(n), args.k or 5), "hr": (hr_stream(n), args.k or 6)}
     for name, ((pool, questions), k) in streams.items():
         retriever = BM25(pool)
         stream = [(q, retriever.top(q, k)) for q in questions]
