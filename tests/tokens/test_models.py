@@ -566,3 +566,13 @@ def test_the_window_source_survives_a_replay():
     assert a.report.settings["context_window"] is None  # not given: the replay resolves it again
     again = assemble(RECORDS, "q?", boundary_key=KEY, **Options.kwargs_from_settings(a.report.settings))
     assert again.report.budget == a.report.budget
+
+
+def test_gguf_merge_lines_split_as_llama_cpp_splits_them():
+    from evidencepack.tokens.gguf import _merge_pairs
+
+    assert _merge_pairs(["Ġ t", "h e", "a b c"]) == [("Ġ", "t"), ("h", "e"), ("a", "b c")]
+    assert _merge_pairs([" a b", "h e"]) == [(" a", "b"), ("h", "e")]  # a leading space is part of the left
+    for bad in (["he"], ["h e", "xy"], [" xy", "h e"]):
+        with pytest.raises(TokenizerError, match="malformed merge"):
+            _merge_pairs(bad)
