@@ -194,9 +194,15 @@ def report_table(result: Assembly) -> str:
     b = result.report.budget
     lines.append("")
     framing = f" + framing {b['framing']}" if b.get("framing") else ""
-    lines.append(f"budget: window {b['context_window']} = system {b['system_prompt']} + question {b['question']}"
+    source = b.get("context_window_source", "given")
+    window = b["context_window"] if source == "given" else f"{b['context_window']} ({source})"
+    lines.append(f"budget: window {window} = system {b['system_prompt']} + question {b['question']}"
                  f"{framing} + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
                  f"{b['retrieval_budget']}; used {b['used']}, left {b['left']}")
+    c = result.report.cache
+    lines.append(f"cache: {c['prefix_tokens']} tokens before the question are the same for any question over "
+                 f"these records (a provider's prompt cache can reuse them); {c['question_tokens']} from the "
+                 "question on")
     t = result.report.tokens
     lines.append(f"source tokens: {t['blocks']} in blocks = {t['text']} text + {t['headers_and_delimiters']} "
                  f"headers and delimiters; notice {t['notice']}; per field: "

@@ -529,7 +529,7 @@ def test_a_named_openai_model_budgets_for_its_own_window():
     assert given.report.budget["context_window"] == 8192 and given.report.budget["context_window_source"] == "given"
     assert len(given.manifest) < 60
     plain = assemble(LONG[:2], "q?", as_of="2026-06-01").report.budget
-    assert plain["context_window"] == 8192 and plain["context_window_source"].startswith("default (no model named")
+    assert plain["context_window"] == 8192 and plain["context_window_source"] == "default: no model named"
 
 
 def test_a_name_tiktoken_only_matches_by_prefix_is_refused():

@@ -73,7 +73,7 @@ class Budget:
             window, source = size, f"model: {model.window_source}"
         else:
             why = "no model named" if model is None else f"the window of {model.name} is not known"
-            window, source = DEFAULT_WINDOW, f"default ({why}; give context_window=)"
+            window, source = DEFAULT_WINDOW, f"default: {why}"
         out = replace(self)
         object.__setattr__(out, "resolved_window", window)
         object.__setattr__(out, "window_source", source)
