@@ -576,3 +576,15 @@ def test_gguf_merge_lines_split_as_llama_cpp_splits_them():
     for bad in (["he"], ["h e", "xy"], [" xy", "h e"]):
         with pytest.raises(TokenizerError, match="malformed merge"):
             _merge_pairs(bad)
+
+
+def test_the_cli_refuses_a_guessed_model_name(tmp_path, capsys):
+    from evidencepack.cli import main
+
+    records = tmp_path / "r.jsonl"
+    records.write_text(json.dumps({"id": "a", "text": "x"}) + "\n", "utf-8")
+    assert main(["assemble", str(records), "-q", "q?", "--model", "gpt-5-turbo-nonexistent"]) == 2
+    assert "unknown OpenAI model 'gpt-5-turbo-nonexistent'" in capsys.readouterr().err
+    assert main(["assemble", str(records), "-q", "q?", "--model", "gpt-4o", "--json"]) == 0
+    budget = json.loads(capsys.readouterr().out)["report"]["budget"]
+    assert budget["context_window"] == 128_000 and budget["context_window_source"].startswith("model: ")
