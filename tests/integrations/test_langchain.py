@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -286,3 +287,23 @@ def test_a_streamed_cited_chain_is_one_traced_run_in_astream_events():
     assert isinstance(mine[-1]["data"]["output"], Done)
     assert sum(e["event"] == "on_chat_model_start" for e in seen) == 2
     assert any(e["event"] == "on_chain_stream" and isinstance(e["data"]["chunk"], Delta) for e in mine)
+
+
+def test_the_prompt_serialises_as_langchains_prompt_templates_do():
+    import warnings
+
+    from langchain_core.load import dumps, loads
+
+    secret = "a-boundary-key-that-must-not-leak"
+    prompt = EvidencePrompt(as_of=AS_OF, layout=Layout(order="stable", format="text"), boundary_key=secret)
+    text = dumps(prompt)
+    assert secret not in text and '"order": "stable"' in text
+    assert ChatPromptTemplate.from_messages([("human", "{q}")]).to_json()["type"] == prompt.to_json()["type"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # loads is marked beta
+        loaded = loads(text, valid_namespaces=["evidencepack"], allowed_objects=[EvidencePrompt])
+    value = {"documents": documents(), "question": QUESTION}
+    again = EvidencePrompt(as_of=AS_OF, options=json.loads(text)["kwargs"]["options"], boundary_key=secret)
+    assert again.invoke(value).to_messages() == prompt.invoke(value).to_messages()  # the key given again
+    reloaded, original = loaded.invoke(value).assembly, prompt.invoke(value).assembly
+    assert [m.id for m in reloaded.manifest] == [m.id for m in original.manifest] and reloaded.format == "text"

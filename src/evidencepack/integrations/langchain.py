@@ -24,7 +24,8 @@ try:
     from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.prompt_values import ChatPromptValue
-    from langchain_core.runnables import Runnable, RunnableConfig
+    from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
+    from pydantic import ConfigDict, Field
     from typing_extensions import TypedDict
 except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("langchain-core", "langchain") from err
@@ -78,17 +79,53 @@ def records_from(documents: Iterable[Any], *, score_kind: ScoreKind = "similarit
     return [d if isinstance(d, Record | Mapping) else next(converted) for d in items]
 
 
-class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
+class EvidencePrompt(RunnableSerializable[ChainInput, AssembledPrompt]):
     """`{"documents": [...], "question": "..."}` -> `AssembledPrompt`. Keyword arguments are `assemble`'s
     (`as_of` is required; the option groups `budget=`, `admission=`, `dedup=`, `layout=`); `on_invalid="drop"`
-    (default) reports bad documents instead of raising."""
+    (default) reports bad documents instead of raising. `options=` takes the flat `report.settings` keys
+    instead (docs/options.md), as a serialised prompt carries them.
+
+    Serialisable as LangChain's prompt templates are (`langchain_core.load.dumps` / `loads(...,
+    valid_namespaces=["evidencepack"], allowed_objects=[EvidencePrompt])`): the options travel as their flat
+    settings; the boundary key never does (give it again, or set $EVIDENCEPACK_BOUNDARY_KEY), nor does a
+    tokenizer or model object (a named model or encoding does)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    as_of: Any
+    on_invalid: OnInvalid = "drop"
+    score_kind: ScoreKind = "similarity"
+    assemble_kwargs: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
     def __init__(self, *, as_of: Any, on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
-                 **assemble_kwargs: Any) -> None:
-        self.as_of = as_of
-        self.on_invalid = on_invalid
-        self.score_kind = score_kind
-        self.assemble_kwargs = assemble_kwargs
+                 options: Mapping[str, Any] | None = None, **assemble_kwargs: Any) -> None:
+        if options is not None:
+            from ..options import Options
+
+            assemble_kwargs = {**Options.kwargs_from_settings({k: v for k, v in options.items() if k != "as_of"}),
+                               **assemble_kwargs}
+        fields: dict[str, Any] = {"as_of": as_of, "on_invalid": on_invalid, "score_kind": score_kind,
+                                  "assemble_kwargs": assemble_kwargs}
+        super().__init__(**fields)
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        return ["evidencepack", "integrations", "langchain"]
+
+    @property
+    def lc_attributes(self) -> dict[str, Any]:
+        """What the serialised form carries besides the fields: `as_of` as ISO text and the options as
+        their flat settings (what `report.settings` records, minus `as_of`)."""
+        from ..options import Options
+
+        settings = Options.build(as_of=self.as_of, **self.assemble_kwargs).settings()
+        as_of = settings.pop("as_of")
+        settings.pop("boundary_key_given", None)
+        return {"as_of": as_of, "options": settings}
 
     def assemble(self, documents: Iterable[Any], question: str) -> Assembly:
         return assemble_lenient(records_from(documents, score_kind=self.score_kind), question, as_of=self.as_of,
