@@ -98,11 +98,38 @@ def _cli_value(row: OptionRow, value: Any) -> Any:
     if row.spec.cli == "profile" and isinstance(value, str):
         return _profile(value)
     if row.spec.cli == "file" and value is not None:
-        path = Path(value)
-        if not path.is_file():
-            raise UsageError(f"{row.spec.flag_name(row.name)}: file not found: {value}")
-        return path.read_text("utf-8")
+        return read_text_file(value, f"{row.spec.flag_name(row.name)} file")
     return value
+
+
+# -- file errors read the same way in every command (issue 26, item 7) --------------------------------------
+
+
+def file_error(err: OSError | UnicodeDecodeError, path: str | Path, role: str = "file") -> UsageError:
+    """One wording for every file a command reads or writes: '<role> not found: <path>' and its kin, never
+    a raw '[Errno 2] ...'."""
+    if isinstance(err, UnicodeDecodeError):
+        return UsageError(f"{role} is not UTF-8 text: {path}")
+    if isinstance(err, FileNotFoundError):
+        return UsageError(f"{role} not found: {path}")
+    if isinstance(err, IsADirectoryError):
+        return UsageError(f"{role} is a directory, not a file: {path}")
+    if isinstance(err, PermissionError):
+        return UsageError(f"{role} cannot be opened (permission denied): {path}")
+    return UsageError(f"{role} cannot be read: {path} ({err.strerror or type(err).__name__})")
+
+
+def read_text_file(path: str | Path, role: str) -> str:
+    """A text file a command reads, or a `UsageError` worded by `file_error`."""
+    try:
+        return Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise file_error(err, path, role) from None
+
+
+def _read_input(path: str, role: str) -> str:
+    """A text input: stdin for '-', else the file."""
+    return sys.stdin.read() if path == "-" else read_text_file(path, role)
 
 
 def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -122,9 +149,11 @@ def _read_records(path: str) -> list[Line]:
     """JSON objects with their line numbers; the records are validated by `assemble`."""
     if path == "-":
         return read_jsonl_bytes(sys.stdin.buffer.read())
-    if not Path(path).is_file():
-        raise UsageError(f"records file not found: {path}")
-    return read_jsonl_bytes(Path(path).read_bytes())
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise file_error(err, path, "records file") from None
+    return read_jsonl_bytes(data)
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
@@ -268,10 +297,10 @@ def _read_validate_inputs(args: argparse.Namespace) -> tuple[SourceIndex, str]:
     if args.assembly == "-" and args.answer == "-":
         raise UsageError("only one of the assembly and the answer can be read from stdin ('-')")
     name = "stdin" if args.assembly == "-" else args.assembly
-    raw = sys.stdin.read() if args.assembly == "-" else Path(args.assembly).read_text("utf-8")
+    raw = _read_input(args.assembly, "assembly file")
     data = safejson.loads(raw, name=name, error=UsageError)  # depth-limited: exit 2, never a traceback
     assembly = read_assembly(verify_env(data))  # AssemblyFormatError (exit 2): malformed, tampered, bad seal
-    answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
+    answer = _read_input(args.answer, "answer file")
     return assembly, answer
 
 
@@ -345,13 +374,20 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
     answer = None
     if args.answer is not None:
-        answer = sys.stdin.read() if args.answer == "-" else Path(args.answer).read_text("utf-8")
-    page = inspector_html(load_assembly(args.assembly), answer, severities=_severities(args),
+        answer = _read_input(args.answer, "answer file")
+    try:
+        loaded = load_assembly(args.assembly)
+    except (OSError, UnicodeDecodeError) as err:
+        raise file_error(err, args.assembly, "assembly file") from None
+    page = inspector_html(loaded, answer, severities=_severities(args),
                           attribute=args.attribute)
     if args.output == "-":
         sys.stdout.write(page)
     else:
-        Path(args.output).write_text(page, encoding="utf-8")
+        try:
+            Path(args.output).write_text(page, encoding="utf-8")
+        except OSError as err:
+            raise file_error(err, args.output, "output file") from None
     return 0
 
 
@@ -368,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (EvidencepackError, OSError) as err:
+        if isinstance(err, OSError) and err.filename is not None:  # a file no command named: the same wording
+            err = file_error(err, err.filename)
         print(f"evidencepack: error: {err}", file=sys.stderr)
         return 2
 

@@ -144,6 +144,7 @@ class Options:
         groups = _legacy(_groups(base, given), legacy)
         when = base.as_of if as_of is None and base is not None else _when(as_of)
         target, tok = _counting(base, tokenizer, model)
+        groups["budget"] = groups["budget"].for_model(target)  # no window given: the model's (issue 26)
         key = _key(boundary_key) if boundary_key is not None else base.boundary_key if base else _key(None)
         cache = count_cache or (base.count_cache if base else DEFAULT_CACHE)
         return cls(as_of=when, tokenizer=tok, model=target, boundary_key=key, count_cache=cache, **groups)

@@ -77,6 +77,7 @@ class Report:
     settings: Mapping[str, Any]
     breakdown: Callable[[], dict[str, Any]] = field(default=dict, repr=False, compare=False)
     outcomes: Callable[[], tuple[Outcome, ...]] = field(default=tuple, repr=False, compare=False)
+    caching: Callable[[], dict[str, Any]] = field(default=dict, repr=False, compare=False)
 
     @cached_property
     def records(self) -> tuple[Outcome, ...]:
@@ -90,6 +91,13 @@ class Report:
         on first use: it re-tokenizes every block's parts, which assembly itself never needs."""
         return self.breakdown()
 
+    @cached_property
+    def cache(self) -> dict[str, Any]:
+        """The cacheable prefix: `prefix_tokens` (system prompt and the user message up to the question's
+        line, identical for any question over the same records), `question_tokens` (the rest),
+        `prefix_share`. Counted on first use."""
+        return self.caching()
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "records": [o.to_dict() for o in self.records],
@@ -99,6 +107,7 @@ class Report:
             "neutralised": {k: dict(v) for k, v in self.neutralised.items()},
             "injection_scores": dict(self.injection_scores),
             "settings": dict(self.settings),
+            "cache": dict(self.cache),
         }
 
 
@@ -115,6 +124,9 @@ class Assembly:
     handle_prefix: str = "S"
     #: The MAC key derived from the caller's boundary key (`seal.sealing_key`); None: the JSON is not sealed.
     seal_key: bytes | None = field(default=None, repr=False, compare=False)
+    #: Where the question-dependent part of `user` starts: `user[:cache_split]` is the same for any question
+    #: over the same records (None: unknown, the whole message is one block).
+    cache_split: int | None = None
 
     @property
     def prompt(self) -> str:
@@ -126,8 +138,11 @@ class Assembly:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
 
     def anthropic(self) -> dict[str, Any]:
-        """Keyword arguments for Anthropic's Messages API: `system` is separate there."""
-        return {"system": self.system, "messages": [{"role": "user", "content": self.user}]}
+        """Keyword arguments for Anthropic's Messages API (`system` is separate there), with `cache_control`
+        breakpoints after the system prompt and after the sources, so a second question over the same records
+        reads both from the provider's cache (Anthropic ignores a breakpoint below its minimum length)."""
+        return {"system": [cached_block(self.system)],
+                "messages": [{"role": "user", "content": user_blocks(self.user, self.cache_split)}]}
 
     def handle(self, handle: str) -> ManifestEntry | None:
         return next((m for m in self.manifest if m.handle == handle), None)
@@ -151,6 +166,19 @@ class Assembly:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
 
 
+def cached_block(text: str) -> dict[str, Any]:
+    """One Anthropic text block with an ephemeral cache breakpoint after it."""
+    return {"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
+
+
+def user_blocks(user: str, split: int | None) -> list[dict[str, Any]]:
+    """The user message as Anthropic content blocks: the sources (a cache breakpoint after them), then the
+    question part; one block when the split is unknown."""
+    if split is None or not 0 < split < len(user):
+        return [cached_block(user)] if split == len(user) else [{"type": "text", "text": user}]
+    return [cached_block(user[:split]), {"type": "text", "text": user[split:]}]
+
+
 def report_table(result: Assembly) -> str:
     """The report as a fixed-width table a person can read."""
     status = {m.id: (m.status, m.authority) for m in result.manifest}
@@ -166,9 +194,15 @@ def report_table(result: Assembly) -> str:
     b = result.report.budget
     lines.append("")
     framing = f" + framing {b['framing']}" if b.get("framing") else ""
-    lines.append(f"budget: window {b['context_window']} = system {b['system_prompt']} + question {b['question']}"
+    source = b.get("context_window_source", "given")
+    window = b["context_window"] if source == "given" else f"{b['context_window']} ({source})"
+    lines.append(f"budget: window {window} = system {b['system_prompt']} + question {b['question']}"
                  f"{framing} + output {b['output_reserve']} + margin {b['safety_margin']} + retrieval "
                  f"{b['retrieval_budget']}; used {b['used']}, left {b['left']}")
+    c = result.report.cache
+    lines.append(f"cache: {c['prefix_tokens']} tokens before the question are the same for any question over "
+                 f"these records (a provider's prompt cache can reuse them); {c['question_tokens']} from the "
+                 "question on")
     t = result.report.tokens
     lines.append(f"source tokens: {t['blocks']} in blocks = {t['text']} text + {t['headers_and_delimiters']} "
                  f"headers and delimiters; notice {t['notice']}; per field: "

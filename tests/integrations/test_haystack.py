@@ -332,3 +332,46 @@ def test_any_finding_kind_is_set_through_severities_and_survives_serialisation()
                [(f["kind"], f["severity"]) for f in run(loaded)["check"]["verdict"]["findings"]])
     with pytest.raises(EvidencepackError, match="unknown finding kind"):
         CitationValidator(severities={"made_up": "off"})
+
+
+# -- issue 26, item 5: checked at init, and run_async -------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{"as_of": "not-a-date"}, {"as_of": "2026-13-40"},
+                                    {"as_of": AS_OF, "options": {"order": "bogus"}},
+                                    {"as_of": AS_OF, "options": {"format": "yaml"}},
+                                    {"as_of": AS_OF, "options": {"boundary_key": "short"}}])
+def test_bad_init_parameters_fail_when_the_pipeline_is_built(kwargs):
+    with pytest.raises(EvidencepackError):
+        EvidencePackAssembler(**kwargs)
+
+
+@component
+class AsyncScriptedGenerator(ScriptedGenerator):
+    """The scripted generator with a native run_async, as Haystack's own chat generators have."""
+
+    @component.output_types(replies=list[ChatMessage])
+    async def run_async(self, messages: list[ChatMessage]):
+        return self.run(messages)
+
+
+@pytest.mark.parametrize("generator", [ScriptedGenerator, AsyncScriptedGenerator])
+def test_an_async_pipeline_runs_both_components_async(generator):
+    import asyncio
+
+    pipe = Pipeline()  # haystack-ai 3.x: Pipeline.run_async (2.x had a separate AsyncPipeline)
+    pipe.add_component("retriever", Fixed([d.to_dict() for d in documents()]))
+    pipe.add_component("pack", EvidencePackAssembler(as_of=AS_OF, budget={"context_window": 4096},
+                                                     options={"order": "ranked"}))
+    pipe.add_component("llm", generator([UNKNOWN]))
+    pipe.add_component("check", CitationValidator(chat_generator=generator([GOOD])))
+    pipe.connect("retriever.documents", "pack.documents")
+    pipe.connect("pack.messages", "llm.messages")
+    pipe.connect("llm.replies", "check.replies")
+    pipe.connect("pack.assembly", "check.assembly")
+    assert all(pipe.get_component(n).__haystack_supports_async__ for n in ("pack", "check"))
+    SEEN.clear()
+    out = asyncio.run(pipe.run_async({"retriever": {"query": QUESTION}, "pack": {"question": QUESTION}}))
+    check = out["check"]
+    assert check["answer"] == GOOD and check["valid"] and check["attempts"] == 1
+    assert "[S9] was not in the prompt" in SEEN[-1][-1].text  # the repair turn reached the generator

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -214,3 +215,95 @@ def test_other_findings_still_get_the_repair_turn_by_default(kind):
     assert retry[2].content == first
     assert ("such as [S1]" if kind == "uncited" else "give only values the sources state") in retry[3].content
     assert retry[1].content == llm.seen[0][1].content  # the same assembly: nothing was left out
+
+
+# -- issue 26, item 3: like any Runnable (schema, graph, callback events, with_config) ------------------------
+
+
+def _chain():
+    return {"documents": RunnableLambda(lambda q: documents()), "question": RunnablePassthrough()} \
+        | EvidencePrompt(as_of=AS_OF, layout=RANKED) | Scripted(replies=[GOOD], seen=[])
+
+
+def test_schema_and_graph_work_as_for_langchains_own_prompt_templates():
+    prompt = EvidencePrompt(as_of=AS_OF)
+    schema = prompt.get_input_jsonschema()
+    assert schema["$defs"]["ChainInput"]["required"] == ["documents", "question"]
+    assert prompt.get_output_jsonschema()["title"] == "AssembledPrompt"
+    ours = _chain().get_graph()
+    theirs = ({"documents": RunnableLambda(lambda q: documents()), "question": RunnablePassthrough()}
+              | ChatPromptTemplate.from_messages([("human", "{question} {documents}")])
+              | Scripted(replies=[GOOD], seen=[])).get_graph()
+    assert len(ours.nodes) == len(theirs.nodes) == 7
+    assert "EvidencePrompt" in {n.name for n in ours.nodes.values()}
+
+
+def test_callback_events_show_the_prompt_step_start_and_end():
+    async def events(runnable, value):
+        return [(e["event"], e["name"]) async for e in runnable.astream_events(value, version="v2")]
+
+    seen = asyncio.run(events(_chain(), QUESTION))
+    assert ("on_prompt_start", "EvidencePrompt") in seen and ("on_prompt_end", "EvidencePrompt") in seen
+    named = EvidencePrompt(as_of=AS_OF).with_config(run_name="pack", tags=["ep"])
+    seen = asyncio.run(events(named, {"documents": documents(), "question": QUESTION}))
+    assert seen == [("on_prompt_start", "pack"), ("on_prompt_end", "pack")]
+
+
+def test_the_cited_chain_is_one_traced_run_with_the_model_inside():
+    from langchain_core.tracers.base import BaseTracer
+
+    class Collect(BaseTracer):
+        def __init__(self):
+            super().__init__()
+            self.runs = []
+
+        def _persist_run(self, run):
+            self.runs.append(run)
+
+    tracer = Collect()
+    chain = cited_chain(Scripted(replies=[UNKNOWN, GOOD], seen=[]), retriever=RunnableLambda(lambda q: documents()),
+                        as_of=AS_OF, layout=RANKED)
+    assert chain.invoke(QUESTION, {"callbacks": [tracer], "run_name": "cited"}).answer == GOOD
+    (root,) = tracer.runs
+    assert root.name == "cited" and root.run_type == "chain"
+    kinds = [child.run_type for child in root.child_runs]
+    assert kinds.count("llm") == 2 and kinds[0] == "chain"  # the retriever lambda, then two model calls
+
+
+def test_a_streamed_cited_chain_is_one_traced_run_in_astream_events():
+    def chain():
+        return cited_chain(Scripted(replies=[UNKNOWN, GOOD], seen=[]), retriever=RunnableLambda(lambda q: documents()),
+                           as_of=AS_OF, layout=RANKED)
+
+    events = list(chain().stream(QUESTION))
+    assert isinstance(events[-1], Done) and events[-1].result.answer == GOOD and events[-1].result.attempts == 1
+
+    async def collect():
+        return [e async for e in chain().with_config(run_name="cited").astream_events(QUESTION, version="v2")]
+
+    seen = asyncio.run(collect())
+    mine = [e for e in seen if e["name"] == "cited"]
+    assert mine[0]["event"] == "on_chain_start" and mine[-1]["event"] == "on_chain_end"
+    assert isinstance(mine[-1]["data"]["output"], Done)
+    assert sum(e["event"] == "on_chat_model_start" for e in seen) == 2
+    assert any(e["event"] == "on_chain_stream" and isinstance(e["data"]["chunk"], Delta) for e in mine)
+
+
+def test_the_prompt_serialises_as_langchains_prompt_templates_do():
+    import warnings
+
+    from langchain_core.load import dumps, loads
+
+    secret = "a-boundary-key-that-must-not-leak"
+    prompt = EvidencePrompt(as_of=AS_OF, layout=Layout(order="stable", format="text"), boundary_key=secret)
+    text = dumps(prompt)
+    assert secret not in text and '"order": "stable"' in text
+    assert ChatPromptTemplate.from_messages([("human", "{q}")]).to_json()["type"] == prompt.to_json()["type"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # loads is marked beta
+        loaded = loads(text, valid_namespaces=["evidencepack"], allowed_objects=[EvidencePrompt])
+    value = {"documents": documents(), "question": QUESTION}
+    again = EvidencePrompt(as_of=AS_OF, options=json.loads(text)["kwargs"]["options"], boundary_key=secret)
+    assert again.invoke(value).to_messages() == prompt.invoke(value).to_messages()  # the key given again
+    reloaded, original = loaded.invoke(value).assembly, prompt.invoke(value).assembly
+    assert [m.id for m in reloaded.manifest] == [m.id for m in original.manifest] and reloaded.format == "text"

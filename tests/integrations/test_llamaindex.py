@@ -172,3 +172,86 @@ def test_a_directly_built_engine_withholds_too_and_other_findings_get_the_repair
         meta = e.query(QUESTION).metadata
         assert meta["valid"] and meta["attempts"] == 1 and meta["withheld"] == []
         assert f"assistant: {first}" in e.llm.prompts[1]  # a second turn on the same assembly
+
+
+# -- issue 26, item 4: a node postprocessor, the prompt mixin, LlamaIndex's own streaming ----------------------
+
+
+def test_the_postprocessor_works_inside_the_users_own_query_engine():
+    from llama_index.core import get_response_synthesizer
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from evidencepack import validate_citations
+    from evidencepack.integrations.llamaindex import EvidencePackPostprocessor
+
+    stale = TextNode(id_="old", text="Up to five days of PTO carry over.", metadata={"valid_until": "2024-12-31"})
+    found = nodes([NodeWithScore(node=stale, score=0.6), nodes()[0]])  # + an expired node and a duplicate
+    post = EvidencePackPostprocessor(as_of=AS_OF, layout=RANKED)
+    llm = Scripted(replies=["Unused PTO does not carry over."], prompts=[])
+    qe = RetrieverQueryEngine.from_args(Fixed(found), llm=llm, node_postprocessors=[post],
+                                        response_synthesizer=get_response_synthesizer(llm=llm))
+    response = qe.query(QUESTION)
+    kept = [n.node.node_id for n in response.source_nodes]
+    assert kept == [m.id for m in post.last_assembly.manifest] == ["hb-2025", "hb-2024", "slack-2023", "old"]
+    assert [m.status for m in post.last_assembly.manifest] == ["current", "current", "expired", "expired"]
+    post.postprocess_nodes(found, query_str=QUESTION)  # the engine passed no repeat on; given one, it is dropped
+    report = {o.id: o.reason for o in post.last_assembly.report.records if o.decision == "dropped"}
+    assert report == {"hb-2025": "duplicate"}
+    assert all(n in found for n in response.source_nodes)  # the same node objects, text untouched
+    assert "Context information is below" in str(llm.prompts[0])  # the user's synthesizer wrote the prompt
+    assert validate_citations("It does not carry over [S1].", post.last_assembly).valid
+    clearance = EvidencePackPostprocessor(as_of=AS_OF, layout=Layout(order="stable"))
+    secret = NodeWithScore(node=TextNode(id_="pay", text="Band L4 pays 70,000.",
+                                         metadata={"sensitivity": "restricted"}), score=0.95)
+    assert [n.node.node_id for n in clearance.postprocess_nodes([secret, *nodes()], query_str=QUESTION)] == [
+        "hb-2024", "hb-2025", "slack-2023"]
+
+
+def test_bad_postprocessor_options_fail_at_construction():
+    from evidencepack.errors import EvidencepackError
+    from evidencepack.integrations.llamaindex import EvidencePackPostprocessor
+
+    with pytest.raises(EvidencepackError):
+        EvidencePackPostprocessor(as_of="not-a-date")
+    with pytest.raises(EvidencepackError):
+        EvidencePackPostprocessor(as_of=AS_OF, layout=Layout(order="bogus"))
+
+
+def test_prompts_are_exposed_and_replaceable_through_the_prompt_mixin():
+    from evidencepack.integrations.llamaindex import EvidencePackPostprocessor
+
+    qe = engine([GOOD])
+    prompts = qe.get_prompts()
+    assert set(prompts) == {"system_prompt"} and "$boundary" in prompts["system_prompt"].get_template()
+    qe.update_prompts({"system_prompt": "Use only the sources. Code $boundary. Cite as [${prefix}1]."})
+    response = qe.query(QUESTION)
+    assert response.metadata["valid"]
+    assert qe.llm.prompts[-1].startswith("system: Use only the sources. Code ep")
+    post = EvidencePackPostprocessor(as_of=AS_OF)
+    assert "$boundary" in post.get_prompts()["system_prompt"].get_template()
+
+
+def test_streaming_the_llamaindex_way():
+    from llama_index.core.base.response.schema import StreamingResponse
+
+    qe = engine([UNKNOWN, GOOD], streaming=True)
+    response = qe.query(QUESTION)
+    assert isinstance(response, StreamingResponse)
+    streamed = "".join(response.response_gen)
+    assert streamed == UNKNOWN + GOOD  # the flagged answer streamed, then its regeneration
+    assert str(response) == GOOD and response.get_response().response == GOOD
+    assert response.metadata["valid"] and response.metadata["attempts"] == 1
+    assert [n.node.node_id for n in response.source_nodes] == ["hb-2025", "hb-2024", "slack-2023"]
+
+
+def test_async_streaming_the_llamaindex_way():
+    from llama_index.core.base.response.schema import AsyncStreamingResponse
+
+    async def run():
+        response = await engine([GOOD], streaming=True).aquery(QUESTION)
+        assert isinstance(response, AsyncStreamingResponse)
+        streamed = "".join([t async for t in response.async_response_gen()])
+        return streamed, await response.get_response()
+
+    streamed, final = asyncio.run(run())
+    assert streamed == GOOD and final.response == GOOD and final.metadata["valid"]

@@ -34,10 +34,25 @@ def anthropic_client(url, *, async_=False):
 CLIENTS = [pytest.param(openai_client, id="openai"), pytest.param(anthropic_client, id="anthropic")]
 
 
+def _text(content):
+    """A message's text: a string, or Anthropic content blocks (cache breakpoints split a message in two)."""
+    return content if isinstance(content, str) else "".join(block["text"] for block in content)
+
+
 def sent_text(request):
     """What the model was shown, for either wire format."""
-    parts = [m["content"] for m in request["messages"]]
-    return "\n".join([request.get("system", "")] + parts)
+    parts = [_text(m["content"]) for m in request["messages"]]
+    return "\n".join([_text(request.get("system", ""))] + parts)
+
+
+def test_anthropic_requests_carry_cache_breakpoints(assembly):
+    with FakeLLM([GOOD]) as server:
+        providers.ask(anthropic_client(server.url), assembly, model="m")
+    [request] = server.requests
+    assert request["system"] == [{"type": "text", "text": assembly.system, "cache_control": {"type": "ephemeral"}}]
+    sources, question = request["messages"][0]["content"]
+    assert sources["cache_control"] == {"type": "ephemeral"} and sources["text"] + question["text"] == assembly.user
+    assert "Question:" in question["text"] and "Question:" not in sources["text"]
 
 
 @pytest.mark.parametrize("make", CLIENTS)

@@ -48,7 +48,7 @@ def vocabulary() -> tuple[list[str], list[int]]:
 
 
 def write_gguf(path: Path, *, pre: str = "qwen2", template: str | None = CHATML, add_bos: bool | None = False,
-               kind: str = "gpt2") -> Path:
+               kind: str = "gpt2", context_length: int | None = None) -> Path:
     gguf = pytest.importorskip("gguf")
     tokens, types = vocabulary()
     w = gguf.GGUFWriter(str(path), arch="llama")
@@ -63,6 +63,8 @@ def write_gguf(path: Path, *, pre: str = "qwen2", template: str | None = CHATML,
         w.add_add_bos_token(add_bos)
     if template is not None:
         w.add_chat_template(template)
+    if context_length is not None:
+        w.add_context_length(context_length)  # llama.context_length, as llama.cpp's converter writes it
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_ti_data_to_file()
@@ -152,6 +154,12 @@ def test_gguf_unsupported_tokenizers_are_clear_errors(tmp_path):
         resolve_model(write_gguf(tmp_path / "p.gguf", pre="mystery"))
     with pytest.raises(TokenizerError, match="tokenizer type 'llama' is not supported"):
         resolve_model(write_gguf(tmp_path / "s.gguf", kind="llama"))
+    whole = write_gguf(tmp_path / "whole.gguf").read_bytes()
+    for cut in (len(whole) // 2, 30, 5):  # truncated inside the vocabulary, inside a key, inside the header
+        truncated = tmp_path / f"cut{cut}.gguf"
+        truncated.write_bytes(whole[:cut])
+        with pytest.raises(TokenizerError, match="cannot read GGUF"):
+            resolve_model(truncated)
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"GGUF not really")
     with pytest.raises(TokenizerError, match="cannot read GGUF"):
@@ -296,7 +304,17 @@ def test_unknown_or_unbundled_models_are_errors_never_fallbacks():
         resolve_model(42)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("module, extra", [("gguf", "gguf"), ("tokenizers", "hf"), ("jinja2.sandbox", "templates")])
+def test_gguf_files_are_read_without_the_gguf_package(tmp_path, monkeypatch):
+    """The header is read by our own reader (issue 26): the `gguf` package only writes the test files."""
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("jinja2")
+    path = write_gguf(tmp_path / "plain.gguf")
+    monkeypatch.setitem(sys.modules, "gguf", None)
+    model = resolve_model(path)
+    assert model.exact and model.tokenizer.count("hello world") > 0
+
+
+@pytest.mark.parametrize("module, extra", [("tokenizers", "hf"), ("jinja2.sandbox", "templates")])
 def test_missing_extras_name_the_extra(tmp_path, monkeypatch, module, extra):
     pytest.importorskip("gguf")
     pytest.importorskip("tokenizers")
@@ -492,3 +510,81 @@ def test_an_assembly_with_a_named_model_reruns_from_its_settings():
     again = assemble(RECORDS, "What does rule 3 say?", boundary_key=KEY,
                      **Options.kwargs_from_settings(a.report.settings))
     assert again.to_json() == a.to_json()
+
+
+# ---------------------------------------------------------------- the model's context window (issue 26)
+
+
+LONG = [{"id": f"long{i:02d}", "text": " ".join(f"w{i}x{j}" for j in range(400)), "rank": i + 1} for i in range(60)]
+
+
+def test_a_named_openai_model_budgets_for_its_own_window():
+    a = assemble(LONG, "What do the records say?", as_of="2026-06-01", model="gpt-4o")
+    b = a.report.budget
+    assert b["context_window"] == 128_000 and "platform.openai.com/docs/models/gpt-4o" in b["context_window_source"]
+    assert len(a.manifest) == 60
+    snapshot = assemble(LONG[:2], "q?", as_of="2026-06-01", model="gpt-4o-mini-2024-07-18").report.budget
+    assert snapshot["context_window"] == 128_000 and "gpt-4o-mini" in snapshot["context_window_source"]
+    given = assemble(LONG, "q?", as_of="2026-06-01", model="gpt-4o", budget=Budget(context_window=8192))
+    assert given.report.budget["context_window"] == 8192 and given.report.budget["context_window_source"] == "given"
+    assert len(given.manifest) < 60
+    plain = assemble(LONG[:2], "q?", as_of="2026-06-01").report.budget
+    assert plain["context_window"] == 8192 and plain["context_window_source"] == "default: no model named"
+
+
+def test_a_name_tiktoken_only_matches_by_prefix_is_refused():
+    for name in ("gpt-5-turbo-nonexistent", "gpt-4o-hyper", "o3-ultra"):
+        with pytest.raises(TokenizerError, match=rf"unknown OpenAI model '{name}'.*prefix.*context_window"):
+            resolve_model(name)
+    assert resolve_model("gpt-3.5").context_window is None  # tiktoken knows the exact name: accepted, window unknown
+    a = assemble(LONG[:2], "q?", as_of="2026-06-01", model="gpt-3.5").report.budget
+    assert a["context_window"] == 8192 and "window of gpt-3.5 is not known" in a["context_window_source"]
+
+
+def test_a_gguf_context_length_is_the_window(tmp_path):
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("jinja2")
+    path = write_gguf(tmp_path / "long.gguf", context_length=32_768)
+    model = resolve_model(path)
+    assert model.context_window == 32_768 and model.window_source == "GGUF metadata llama.context_length"
+    b = assemble(LONG[:3], "q?", as_of="2026-06-01", model=path).report.budget
+    assert b["context_window"] == 32_768 and b["context_window_source"] == "model: GGUF metadata llama.context_length"
+
+
+def test_a_hugging_face_config_gives_the_window(tmp_path):
+    folder = write_hf(tmp_path / "tiny-hf", None)
+    assert resolve_model(folder).context_window is None
+    (folder / "config.json").write_text(json.dumps({"max_position_embeddings": 4096}), "utf-8")
+    model = resolve_model(folder)
+    assert model.context_window == 4096 and model.window_source == "config.json max_position_embeddings"
+
+
+def test_the_window_source_survives_a_replay():
+    from evidencepack.options import Options
+
+    a = assemble(RECORDS, "q?", as_of="2026-06-01", model="gpt-4o", boundary_key=KEY)
+    assert a.report.settings["context_window"] is None  # not given: the replay resolves it again
+    again = assemble(RECORDS, "q?", boundary_key=KEY, **Options.kwargs_from_settings(a.report.settings))
+    assert again.report.budget == a.report.budget
+
+
+def test_gguf_merge_lines_split_as_llama_cpp_splits_them():
+    from evidencepack.tokens.gguf import _merge_pairs
+
+    assert _merge_pairs(["Ġ t", "h e", "a b c"]) == [("Ġ", "t"), ("h", "e"), ("a", "b c")]
+    assert _merge_pairs([" a b", "h e"]) == [(" a", "b"), ("h", "e")]  # a leading space is part of the left
+    for bad in (["he"], ["h e", "xy"], [" xy", "h e"]):
+        with pytest.raises(TokenizerError, match="malformed merge"):
+            _merge_pairs(bad)
+
+
+def test_the_cli_refuses_a_guessed_model_name(tmp_path, capsys):
+    from evidencepack.cli import main
+
+    records = tmp_path / "r.jsonl"
+    records.write_text(json.dumps({"id": "a", "text": "x"}) + "\n", "utf-8")
+    assert main(["assemble", str(records), "-q", "q?", "--model", "gpt-5-turbo-nonexistent"]) == 2
+    assert "unknown OpenAI model 'gpt-5-turbo-nonexistent'" in capsys.readouterr().err
+    assert main(["assemble", str(records), "-q", "q?", "--model", "gpt-4o", "--json"]) == 0
+    budget = json.loads(capsys.readouterr().out)["report"]["budget"]
+    assert budget["context_window"] == 128_000 and budget["context_window_source"].startswith("model: ")

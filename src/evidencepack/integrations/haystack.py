@@ -26,6 +26,7 @@ Needs `pip install 'evidencepack[haystack]'`.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -87,8 +88,8 @@ class EvidencePackAssembler:
         self.on_invalid = on_invalid
         self.score_kind = score_kind
         self.options = options or {}
-        Budget(**(budget or {}))  # a bad budget or option fails when the pipeline is built, not at the first query
-        self._assemble_kwargs()
+        # A bad budget, option, order or as_of fails when the pipeline is built, not at the first query.
+        Options.build(**self._assemble_kwargs())
 
     @component.output_types(messages=list[HSMessage], prompt=str, assembly=dict[str, Any],
                             documents=list[Document], question=str)
@@ -105,6 +106,12 @@ class EvidencePackAssembler:
             "documents": [by_id[m.id] for m in assembly.manifest if m.id in by_id],
             "question": question,
         }
+
+    @component.output_types(messages=list[HSMessage], prompt=str, assembly=dict[str, Any],
+                            documents=list[Document], question=str)
+    async def run_async(self, documents: list[Document], question: str) -> dict[str, Any]:
+        """`run` for an `AsyncPipeline`: assembly is CPU-bound and takes milliseconds, so it runs inline."""
+        return self.run(documents, question)
 
     def _assemble_kwargs(self) -> dict[str, Any]:
         """The option groups the flat JSON options stand for (no deprecated keywords reach `assemble`)."""
@@ -178,6 +185,42 @@ class CitationValidator:
                             sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str)
     def run(self, replies: list[HSMessage], assembly: dict[str, Any], documents: list[Document] | None = None,
             question: str | None = None) -> dict[str, Any]:
+        steps = self._check(replies, assembly, documents, question)
+        try:
+            asked = next(steps)
+            while True:
+                out = self.chat_generator.run(messages=asked)
+                asked = steps.send(out["replies"][0].text or "")
+        except StopIteration as done:
+            result: dict[str, Any] = done.value
+            return result
+
+    @component.output_types(answer=str, valid=bool, verdict=dict[str, Any], resolved=str,
+                            sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str)
+    async def run_async(self, replies: list[HSMessage], assembly: dict[str, Any],
+                        documents: list[Document] | None = None, question: str | None = None) -> dict[str, Any]:
+        """`run` for an `AsyncPipeline`: a regeneration awaits the chat generator's own `run_async` (or runs
+        its `run` in a worker thread when it has none)."""
+        import asyncio
+
+        steps = self._check(replies, assembly, documents, question)
+        try:
+            asked = next(steps)
+            while True:
+                generator = self.chat_generator
+                if hasattr(generator, "run_async"):
+                    out = await generator.run_async(messages=asked)
+                else:
+                    out = await asyncio.to_thread(generator.run, messages=asked)
+                asked = steps.send(out["replies"][0].text or "")
+        except StopIteration as done:
+            result: dict[str, Any] = done.value
+            return result
+
+    def _check(self, replies: list[HSMessage], assembly: dict[str, Any], documents: list[Document] | None,
+               question: str | None) -> Generator[list[HSMessage], str, dict[str, Any]]:
+        """The check and its regeneration loop, shared by `run` and `run_async`: it yields the messages to
+        send to the chat generator and receives the reply text; its return value is the component's output."""
         from ..citations import resolve
 
         if not replies:
@@ -203,8 +246,7 @@ class CitationValidator:
             else:
                 checked.append(fresh[0])
                 withheld, index, messages = fresh[1], SourceIndex.of(fresh[0]), chat_messages(fresh[0])
-            out = self.chat_generator.run(messages=to_chat_messages(messages))
-            text = out["replies"][0].text or ""
+            text = yield to_chat_messages(messages)
             used += 1
             verdict = policy.validate(text, index)
         sources = [asdict(index.sources[index.handle_of[rid]]) for rid in verdict.cited_ids]

@@ -15,14 +15,18 @@ documents are reported in `prompt.assembly.report`, not raised. Needs `pip insta
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 from . import IntegrationInputError, missing_extra
 
 try:
+    # typing_extensions' TypedDict: pydantic (LangChain's schemas, graphs) refuses typing's before Python 3.12.
+    from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.prompt_values import ChatPromptValue
-    from langchain_core.runnables import Runnable, RunnableConfig
+    from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
+    from pydantic import ConfigDict, Field
+    from typing_extensions import TypedDict
 except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("langchain-core", "langchain") from err
 
@@ -75,26 +79,74 @@ def records_from(documents: Iterable[Any], *, score_kind: ScoreKind = "similarit
     return [d if isinstance(d, Record | Mapping) else next(converted) for d in items]
 
 
-class EvidencePrompt(Runnable[ChainInput, AssembledPrompt]):
+class EvidencePrompt(RunnableSerializable[ChainInput, AssembledPrompt]):
     """`{"documents": [...], "question": "..."}` -> `AssembledPrompt`. Keyword arguments are `assemble`'s
     (`as_of` is required; the option groups `budget=`, `admission=`, `dedup=`, `layout=`); `on_invalid="drop"`
-    (default) reports bad documents instead of raising."""
+    (default) reports bad documents instead of raising. `options=` takes the flat `report.settings` keys
+    instead (docs/options.md), as a serialised prompt carries them.
+
+    Serialisable as LangChain's prompt templates are (`langchain_core.load.dumps` / `loads(...,
+    valid_namespaces=["evidencepack"], allowed_objects=[EvidencePrompt])`): the options travel as their flat
+    settings; the boundary key never does (give it again, or set $EVIDENCEPACK_BOUNDARY_KEY), nor does a
+    tokenizer or model object (a named model or encoding does)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    as_of: Any
+    on_invalid: OnInvalid = "drop"
+    score_kind: ScoreKind = "similarity"
+    assemble_kwargs: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
     def __init__(self, *, as_of: Any, on_invalid: OnInvalid = "drop", score_kind: ScoreKind = "similarity",
-                 **assemble_kwargs: Any) -> None:
-        self.as_of = as_of
-        self.on_invalid = on_invalid
-        self.score_kind = score_kind
-        self.assemble_kwargs = assemble_kwargs
+                 options: Mapping[str, Any] | None = None, **assemble_kwargs: Any) -> None:
+        if options is not None:
+            from ..options import Options
+
+            assemble_kwargs = {**Options.kwargs_from_settings({k: v for k, v in options.items() if k != "as_of"}),
+                               **assemble_kwargs}
+        fields: dict[str, Any] = {"as_of": as_of, "on_invalid": on_invalid, "score_kind": score_kind,
+                                  "assemble_kwargs": assemble_kwargs}
+        super().__init__(**fields)
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        return ["evidencepack", "integrations", "langchain"]
+
+    @property
+    def lc_attributes(self) -> dict[str, Any]:
+        """What the serialised form carries besides the fields: `as_of` as ISO text and the options as
+        their flat settings (what `report.settings` records, minus `as_of`)."""
+        from ..options import Options
+
+        settings = Options.build(as_of=self.as_of, **self.assemble_kwargs).settings()
+        as_of = settings.pop("as_of")
+        settings.pop("boundary_key_given", None)
+        return {"as_of": as_of, "options": settings}
 
     def assemble(self, documents: Iterable[Any], question: str) -> Assembly:
         return assemble_lenient(records_from(documents, score_kind=self.score_kind), question, as_of=self.as_of,
                                 on_invalid=self.on_invalid, **self.assemble_kwargs)
 
     def invoke(self, input: ChainInput, config: RunnableConfig | None = None, **kwargs: Any) -> AssembledPrompt:
+        """Run as LangChain's own prompt templates run: inside `_call_with_config`, so callbacks and tracers
+        (LangSmith, `astream_events`) see a "prompt" run start and end, with its config (tags, name)."""
+        return self._call_with_config(self._prompt, input, config, run_type="prompt")
+
+    async def ainvoke(self, input: ChainInput, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> AssembledPrompt:
+        return await self._acall_with_config(self._aprompt, input, config, run_type="prompt")
+
+    def _prompt(self, input: ChainInput) -> AssembledPrompt:
         documents, question = _unpack(input)
         assembly = self.assemble(documents, question)
         return AssembledPrompt(messages=to_messages(assembly), assembly=assembly)
+
+    async def _aprompt(self, input: ChainInput) -> AssembledPrompt:
+        return self._prompt(input)  # CPU-bound and quick: no executor hop
 
 
 class CitedChain(Runnable[Any, Answered]):
@@ -140,11 +192,21 @@ class CitedChain(Runnable[Any, Answered]):
                 lambda withheld: self.prompt.assemble(without(records, withheld), question))
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+        """Inside `_call_with_config`: one "chain" run whose children are the retriever and model calls."""
+        return self._call_with_config(self._invoke, input, config, run_type="chain")
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+        return await self._acall_with_config(self._ainvoke, input, config, run_type="chain")
+
+    def _invoke(self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Answered:
+        del run_manager  # the children see the run through `config` (its callbacks are the run's child manager)
         assembly, again = self._assembly(input, config)
         return answer(assembly, lambda m: _text(self.llm.invoke(_lc(m), config)), policy=self.policy,
                       reassemble=again)
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Answered:
+    async def _ainvoke(self, input: Any, run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig) -> Answered:
+        del run_manager
         assembly, again = await self._aassembly(input, config)
 
         async def complete(messages: list[ChatMessage]) -> str:
@@ -154,24 +216,43 @@ class CitedChain(Runnable[Any, Answered]):
 
     def stream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
                **kwargs: Any) -> Iterator[Event]:
-        assembly, again = self._assembly(input, config)
-
-        def chunks(messages: list[ChatMessage]) -> Iterator[str]:
-            for chunk in self.llm.stream(_lc(messages), config):
-                yield _text(chunk)
-
-        yield from answer_stream(assembly, chunks, policy=self.policy, reassemble=again)
+        """`Delta`, `Flagged`, then `Done`, inside one traced "chain" run (its output: the `Done`)."""
+        runnable: Any = self  # typed Runnable[Any, Answered]; its stream yields events (as before)
+        yield from runnable._transform_stream_with_config(iter([input]), self._events, config, run_type="chain")
 
     async def astream(self, input: Any, config: RunnableConfig | None = None,  # type: ignore[override]
                       **kwargs: Any) -> AsyncIterator[Event]:
-        assembly, again = await self._aassembly(input, config)
+        async def one() -> AsyncIterator[Any]:
+            yield input
 
-        async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
-            async for chunk in self.llm.astream(_lc(messages), config):
-                yield _text(chunk)
-
-        async for event in answer_stream_async(assembly, chunks, policy=self.policy, reassemble=again):
+        runnable: Any = self
+        async for event in runnable._atransform_stream_with_config(one(), self._aevents, config, run_type="chain"):
             yield event
+
+    def _events(self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun,
+                config: RunnableConfig) -> Iterator[Event]:
+        del run_manager
+        for input in inputs:  # exactly one: `stream` passes its input alone
+            assembly, again = self._assembly(input, config)
+
+            def chunks(messages: list[ChatMessage]) -> Iterator[str]:
+                for chunk in self.llm.stream(_lc(messages), config):
+                    yield _text(chunk)
+
+            yield from answer_stream(assembly, chunks, policy=self.policy, reassemble=again)
+
+    async def _aevents(self, inputs: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig) -> AsyncIterator[Event]:
+        del run_manager
+        async for input in inputs:
+            assembly, again = await self._aassembly(input, config)
+
+            async def chunks(messages: list[ChatMessage]) -> AsyncIterator[str]:
+                async for chunk in self.llm.astream(_lc(messages), config):
+                    yield _text(chunk)
+
+            async for event in answer_stream_async(assembly, chunks, policy=self.policy, reassemble=again):
+                yield event
 
 
 def cited_chain(llm: Runnable[Any, Any], *, as_of: Any, retriever: Runnable[str, Sequence[Any]] | None = None,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from ..assemble import Assembly
 from ..citations.severities import Severities, Severity
 from ..errors import MissingExtraError, ProviderError
+from ..report import user_blocks
 from .common import (
     REGENERATE_ON,
     Answered,
@@ -43,7 +44,7 @@ if importlib.util.find_spec("openai") is None and importlib.util.find_spec("anth
 
 if TYPE_CHECKING:
     from anthropic import Anthropic, AsyncAnthropic
-    from anthropic.types import MessageParam
+    from anthropic.types import MessageParam, TextBlockParam
     from openai import AsyncOpenAI, OpenAI
     from openai.types.chat import (
         ChatCompletionAssistantMessageParam,
@@ -62,7 +63,7 @@ __all__ = ["AnthropicRequest", "ProviderError", "anthropic_request", "ask", "ask
 class AnthropicRequest(TypedDict):
     """`client.messages.create(**request, model=…, max_tokens=…)`: Anthropic takes the system prompt apart."""
 
-    system: str
+    system: str | list[TextBlockParam]
     messages: list[MessageParam]
 
 
@@ -72,8 +73,9 @@ def openai_messages(assembly: Assembly) -> list[ChatCompletionMessageParam]:
 
 
 def anthropic_request(assembly: Assembly) -> AnthropicRequest:
-    """The assembly as keyword arguments typed for the Anthropic SDK."""
-    return _anthropic(_chat(assembly))
+    """The assembly as keyword arguments typed for the Anthropic SDK, with `cache_control` breakpoints after
+    the system prompt and after the sources (as `Assembly.anthropic()`)."""
+    return _anthropic(_chat(assembly), assembly)
 
 
 def _chat(assembly: Assembly) -> list[ChatMessage]:
@@ -95,15 +97,34 @@ def _openai(messages: Sequence[ChatMessage]) -> list[ChatCompletionMessageParam]
     return out
 
 
-def _anthropic(messages: Sequence[ChatMessage]) -> AnthropicRequest:
+def _anthropic(messages: Sequence[ChatMessage], assembly: Assembly | None = None) -> AnthropicRequest:
+    """Anthropic's request; the assembly's own system prompt and user message get cache breakpoints (the
+    system prompt, then the sources before the question), so a repair turn or a second question over the
+    same records is billed at the cached rate."""
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
     turns: list[MessageParam] = []
     for m in messages:
         if m["role"] == "assistant":
             turns.append({"role": "assistant", "content": m["content"]})
+        elif m["role"] == "user" and assembly is not None and m["content"] == assembly.user:
+            turns.append({"role": "user", "content": _user_blocks(assembly)})
         elif m["role"] == "user":
             turns.append({"role": "user", "content": m["content"]})
+    if assembly is not None and system == assembly.system:
+        return {"system": [_cached(system)], "messages": turns}
     return {"system": system, "messages": turns}
+
+
+def _cached(text: str) -> TextBlockParam:
+    return {"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
+
+
+def _user_blocks(assembly: Assembly) -> list[TextBlockParam]:
+    """`report.user_blocks`, typed for the SDK."""
+    out: list[TextBlockParam] = []
+    for block in user_blocks(assembly.user, assembly.cache_split):
+        out.append(_cached(block["text"]) if "cache_control" in block else {"type": "text", "text": block["text"]})
+    return out
 
 
 # -- one call ---------------------------------------------------------------------------------------------
@@ -191,6 +212,7 @@ class _Call:
         if "stream" in create or "messages" in create or "system" in create:
             raise ProviderError("messages, system and stream are set by evidencepack; pass other options only")
         self.create = create_fn
+        self.assembly = assembly
         self.kwargs: dict[str, Any] = {"model": model, **create}
         if self.flavour == "anthropic":
             self.kwargs["max_tokens"] = max_tokens or assembly.report.budget["output_reserve"]
@@ -200,7 +222,7 @@ class _Call:
     def _request(self, messages: list[ChatMessage]) -> dict[str, Any]:
         if self.flavour == "openai":
             return {**self.kwargs, "messages": _openai(messages)}
-        return {**self.kwargs, **_anthropic(messages)}
+        return {**self.kwargs, **_anthropic(messages, self.assembly)}
 
     def complete(self, messages: list[ChatMessage]) -> str:
         return _text(self.flavour, self.create(**self._request(messages)))

@@ -10,15 +10,20 @@ again, so the prompt always fits. What fit needs of the options it is given (`Re
 
 Blocks are costed with a fixed-width stand-in for the boundary (`BOUNDARY_PLACEHOLDER`) and the widest handle,
 so a cost depends on the record and the options only: the selection never depends on the secret key, and
-costs are cached across requests whose questions (and so boundaries) differ. For the bundled encodings the
-final count is exact from those same cached pieces (see `tokenizers.count_joined`); for any other tokenizer
-the real prompt is counted whole.
+costs are cached across requests whose boundaries differ. For the bundled encodings the final count is exact
+from those same cached pieces (see `tokenizers.count_joined`); for any other tokenizer the real prompt is
+counted whole.
+
+Prompt caching (issue 26): the boundary is derived from the key, the format and the selected records, never
+the question, so everything before the question's line (system prompt, notice, blocks) is byte-identical for
+two questions over the same selection; `Fitted.cache_split` marks where the question-dependent part of the
+user message starts. A question that contains the boundary code is defused with it (`_defuse_question`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ..errors import BudgetError
@@ -26,6 +31,7 @@ from ..records.candidates import Candidate, Dropped
 from ..records.record import When
 from ..render import Prepared, mentions, prepare
 from ..render.layout import Layout
+from ..render.neutralise import contains_boundary, neutralise_question
 from ..render.notice import notice_for, render_blocks, user_pieces
 from ..render.prompts import BOUNDARY_PLACEHOLDER, FLAT_USER_TEMPLATE, NO_SOURCES, USER_TEMPLATE, boundary_code
 from ..tokens.target import TargetModel
@@ -68,6 +74,7 @@ class Frame:
     widest: str  # the widest handle a block can get: costs reserve it
     max_chars: int | None  # a text longer than this cannot fit (None: the tokenizer gives no bound)
     framing: int = 0  # what the target model's chat framing adds (0: no model named, or framing unknown)
+    question_part: str = ""  # the tail from the start of the question's line: all that depends on the question
 
     def pieces(self, sources: list[str], separator: str) -> list[str]:
         """The user message as pieces whose concatenation is the message: the head, each source with the
@@ -87,6 +94,7 @@ def frame_request(question: str, req: Request, n_inputs: int) -> Frame:
     layout, fmt = req.layout, req.layout.fmt
     template = USER_TEMPLATE if fmt.has_blocks else FLAT_USER_TEMPLATE
     head, tail = template.template.split("$sources")
+    line = tail.rfind("\n", 0, tail.index("$question")) + 1  # the question's line starts the uncached part
     tail = tail.replace("$question", question) + layout.after_question()
     system = layout.system(BOUNDARY_PLACEHOLDER, req.as_of.isoformat())
     system_tokens = req.count(system)
@@ -106,7 +114,7 @@ def frame_request(question: str, req: Request, n_inputs: int) -> Frame:
     per_token = getattr(req.tokenizer, "max_token_chars", None)
     return Frame(question, head, tail, system_tokens, question_tokens, available,
                  prefix + "9" * len(str(most_blocks)),
-                 available * per_token if isinstance(per_token, int) else None, framing)
+                 available * per_token if isinstance(per_token, int) else None, framing, tail[line:])
 
 
 def _chat(system: str, user: str) -> list[dict[str, str]]:
@@ -169,6 +177,7 @@ class Fitted:
     used: int
     late_drops: tuple[Dropped, ...]
     framing: int = 0
+    cache_split: int = 0  # `user[:cache_split]` does not depend on the question (a provider may cache it)
 
 
 @dataclass(frozen=True)
@@ -184,6 +193,7 @@ class _Attempt:
     user: str
     costed: list[str]  # each block with its separator, as counted
     used: int
+    cache_split: int = 0
 
 
 @dataclass(frozen=True)
@@ -200,6 +210,7 @@ class _Fixed:
 def fit(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks) -> Fitted:
     """The recount loop: render, count, and drop the lowest-ranked record while the real count overshoots."""
     fixed = _fixed(selected, frame, req)
+    frame = _defuse_question(frame, fixed.boundary, req)
     selected, late = list(selected), []
     while True:
         attempt = _attempt(selected, frame, req, blocks, fixed)
@@ -217,7 +228,7 @@ def fit(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks) -
                   zip(attempt.handles, attempt.seated, attempt.prepared, attempt.costed))
     return Fitted(seats, attempt.conflicts, attempt.notice, fixed.system, attempt.user, fixed.boundary,
                   fixed.system_tokens, frame.question_tokens, frame.available, attempt.used, tuple(late),
-                  frame.framing)
+                  frame.framing, attempt.cache_split)
 
 
 def _withheld_drops(attempt: _Attempt) -> list[Dropped]:
@@ -231,7 +242,9 @@ def _withheld_drops(attempt: _Attempt) -> list[Dropped]:
 
 def _fixed(selected: Sequence[Candidate], frame: Frame, req: Request) -> _Fixed:
     layout = req.layout
-    material = [frame.question, layout.format, *(part for c in selected for part in (c.id, c.record.text))]
+    # Never the question (provider prompt caching); the selection unless the caller scoped the code to the key.
+    material = [layout.format, *(part for c in selected for part in (c.id, c.record.text))] \
+        if layout.boundary_scope == "selection" else ["scope:key", layout.format, req.as_of.isoformat()]
     boundary = boundary_code((m.encode("utf-8", "surrogatepass") for m in material), req.boundary_key)
     system = layout.system(boundary, req.as_of.isoformat())
     digits_only = isinstance(req.tokenizer, TiktokenTokenizer) and req.tokenizer.digit_invariant \
@@ -268,4 +281,27 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
         used = count_joined(req.tokenizer, req.count_cache, pieces) - frame.question_tokens
     else:
         used = req.count(user) - frame.question_tokens
-    return _Attempt(seated, withheld, handles, conflicts, notice, prepared, user, costed, used)
+    # Where the question-dependent part starts: its line, then (as an answer form) the conflict form.
+    form = len(notice) if notice and layout.answer_form == "conflict_form" else 0
+    return _Attempt(seated, withheld, handles, conflicts, notice, prepared, user, costed, used,
+                    len(user) - len(frame.question_part) - form)
+
+
+def _defuse_question(frame: Frame, boundary: str, req: Request) -> Frame:
+    """The code no longer depends on the question, so a question could carry it (an end user who once saw
+    a prompt over the same records): it is defused like record text, and the frame recounted. Rare: an
+    ordinary question comes back as the same frame."""
+    if not contains_boundary(frame.question, boundary):
+        return frame
+    layout = req.layout
+    question = neutralise_question(frame.question, boundary=boundary, handle_prefix=layout.handle_prefix,
+                                   frame_labels=layout.frame_labels)
+    tail = frame.tail.replace(frame.question, question, 1)
+    part = frame.question_part.replace(frame.question, question, 1)
+    sep = layout.fmt.separator
+    cut = tail.startswith(sep)
+    question_tokens = count_joined(req.tokenizer, req.count_cache, [frame.head, tail[len(sep):]]) if cut \
+        else req.count(frame.head + tail)
+    available = req.budget.retrieval_budget(frame.system_tokens, question_tokens, framing=frame.framing)
+    return replace(frame, question=question, tail=tail, question_part=part, question_tokens=question_tokens,
+                   available=available)

@@ -55,7 +55,8 @@ def ledger(opts: Request, settings: Mapping[str, Any], drops: Iterable[Dropped |
 
     report = Report(
         outcomes=every_outcome,
-        budget={"context_window": b.context_window, "system_prompt": fitted.system_tokens,
+        budget={"context_window": b.window, "context_window_source": b.window_source,
+                "system_prompt": fitted.system_tokens,
                 "question": fitted.question_tokens, "output_reserve": b.output_reserve,
                 "safety_margin": b.safety_margin, "retrieval_budget": fitted.available, "used": fitted.used,
                 "left": fitted.available - fitted.used, "framing": fitted.framing,
@@ -66,9 +67,10 @@ def ledger(opts: Request, settings: Mapping[str, Any], drops: Iterable[Dropped |
         injection_scores=dict(scores[rank] for rank in sorted(scores)),
         settings=settings,
         breakdown=lambda: _token_breakdown(opts, fitted),
+        caching=lambda: _cache(opts, fitted),
     )
     assembly = Assembly(fitted.system, fitted.user, manifest, report, fitted.boundary, opts.layout.format,
-                        opts.layout.handle_prefix, sealing_key(opts.boundary_key))
+                        opts.layout.handle_prefix, sealing_key(opts.boundary_key), fitted.cache_split)
     _log(assembly)
     return assembly
 
@@ -101,6 +103,16 @@ def _token_breakdown(opts: Request, fitted: Fitted) -> dict[str, Any]:
             per_field[name] += count(header_segment(opts.layout.format, name, value))
     return {"blocks": total, "text": text, "headers_and_delimiters": total - text,
             "fields": dict(per_field), "notice": count(fitted.notice) if fitted.notice else 0}
+
+
+def _cache(opts: Request, fitted: Fitted) -> dict[str, Any]:
+    """What a provider's prompt cache can reuse: the system prompt and the user message up to the question's
+    line, which stay byte-identical for any question over the same selection (content tokens, without the
+    chat framing). Anthropic's `cache_control` breakpoints sit at the two ends (`Assembly.anthropic`)."""
+    prefix = fitted.system_tokens + opts.count(fitted.user[: fitted.cache_split])
+    suffix = opts.count(fitted.user[fitted.cache_split:])
+    return {"prefix_tokens": prefix, "question_tokens": suffix,
+            "prefix_share": round(prefix / max(1, prefix + suffix), 4), "breakpoints": ["system", "sources"]}
 
 
 def _log(assembly: Assembly) -> None:

@@ -39,6 +39,8 @@ from .prompts import ABSTAIN_RULES, CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEM
 
 #: Where the conflict notice goes: above the first source, or after the last one, next to the question.
 NOTICE_PLACEMENTS = ("sources", "question")
+#: What the boundary code is derived from besides the key and the format (issue 26, `passes.fit`).
+BOUNDARY_SCOPES = ("selection", "key")
 #: How the notice is worded: metadata facts only, or facts plus what to do with them.
 NOTICE_STYLES = ("facts", "directive")
 #: The answer form after the question: none, the scaffold (answer with handles, then a conflicts line), or the
@@ -136,6 +138,12 @@ class Layout:
     conflict_embedding_threshold: float | None = option(
         0.9, "cosine at or above which records without a topic, by their embeddings, form a conflict group "
         "(none: only topics group)", parse=optional_float)
+    # -- issue 26 (prompt caching): what the boundary code is derived from, besides the key and the format --
+    boundary_scope: str = option(
+        "selection", "what the boundary code is derived from besides the key and format (selection: the selected "
+        "records, so a code seen in one prompt is useless in any other selection; key: the as_of date only, so "
+        "the system prompt and each record's block stay byte-identical across selections and a provider caches "
+        "more, but a leaked code stays valid until the key or date changes)", choices=lambda: BOUNDARY_SCOPES)
     neutralise_question: bool = option(True, "neutralise the question like record text (it may come from an end "
                                        "user)", flag="--no-neutralise-question", cli="negate",
                                        flag_help="put the question in as given (only lone surrogates replaced), "
@@ -152,6 +160,7 @@ class Layout:
         check_choice("marking", self.marking, MARKINGS)
         check_choice("notice_placement", self.notice_placement, NOTICE_PLACEMENTS)
         check_choice("notice_style", self.notice_style, NOTICE_STYLES)
+        check_choice("boundary_scope", self.boundary_scope, BOUNDARY_SCOPES)
         if self.answer_form is not None:
             check_choice("answer_form", self.answer_form, ANSWER_FORMS)
         for name in ("conflict_notice", "reminder", "example", "neutralise_question", "mention_withheld",

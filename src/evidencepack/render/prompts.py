@@ -72,7 +72,10 @@ BOUNDARY_PLACEHOLDER = "ep" + "0" * 16
 def boundary_code(material: Iterable[bytes], key: bytes | str | None = None) -> str:
     """`ep` and 16 decimal digits from HMAC-SHA256(key, material). Same key and input give the same code (prompt
     caches and byte-identical output keep working); a record author, who lacks the key, cannot predict
-    it, and a record that embeds a code it once saw changes the material and so the code. The key comes
+    it, and a record that embeds a code it once saw changes the material and so the code. The pipeline's
+    material is the format and the selected records, never the question: the secrecy comes from the key, and
+    a question-free code keeps the system prompt and the blocks byte-identical across questions over the same
+    records (provider prompt caching); a question that holds the code is defused instead (`passes.fit`). The key comes
     from the argument, else $EVIDENCEPACK_BOUNDARY_KEY (an empty value counts as unset), else a random
     per-process key; a key shorter than `MIN_KEY_BYTES` is refused."""
     mac = hmac.new(checked_boundary_key(key), digestmod=hashlib.sha256)

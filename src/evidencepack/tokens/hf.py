@@ -27,11 +27,24 @@ def load_hf(path: str | Path, *, chat_template: str | None = None,
     config = _read_json(folder / "tokenizer_config.json")
     template = chat_template if chat_template is not None else _hf_template(folder, config)
     name = folder.name if path.is_dir() else f"{folder.name}/{path.name}"
+    window = _window(folder)
     if template is None:
-        return TargetModel(name, tok, exact=False, source="huggingface")
+        return TargetModel(name, tok, exact=False, source="huggingface", **window)
     variables = {"bos_token": _token_text(config.get("bos_token")), "eos_token": _token_text(config.get("eos_token")),
                  **(template_vars or {})}
-    return TargetModel(name, tok, exact=True, source="huggingface", framing=ChatTemplate(template, variables))
+    return TargetModel(name, tok, exact=True, source="huggingface", framing=ChatTemplate(template, variables),
+                       **window)
+
+
+def _window(folder: Path) -> dict[str, Any]:
+    """The model's context window from `config.json` beside the tokenizer (`max_position_embeddings`, or GPT-2's
+    `n_positions`), when there is one."""
+    config = _read_json(folder / "config.json")
+    for key in ("max_position_embeddings", "n_positions"):
+        value = config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return {"context_window": value, "window_source": f"config.json {key}"}
+    return {}
 
 
 def _read_json(path: Path) -> dict[str, Any]:

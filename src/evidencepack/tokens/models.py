@@ -39,6 +39,7 @@ from .tokenizers import (
     get_tokenizer,
     openai_encoding,
 )
+from .windows import openai_window
 
 ACCEPTED = ("an OpenAI model name tiktoken maps offline (gpt-4o, gpt-4o-2024-08-06, gpt-4.1-mini, o3-mini, "
             "chatgpt-4o-latest, …), a .gguf file, a Hugging Face model directory or tokenizer.json, or a "
@@ -99,10 +100,26 @@ def _resolve_string(spec: str, chat_template: str | None, template_vars: Mapping
     if encoding is not None:
         if chat_template is not None:
             raise TokenizerError("OpenAI models are framed by OpenAI's documented rule; chat_template does not apply")
-        return TargetModel(spec, get_tokenizer(encoding), exact=True, source="openai", framing=OpenAIFraming())
+        window = openai_window(spec)
+        if window is None and not _exact_tiktoken_name(spec):
+            raise TokenizerError(
+                f"unknown OpenAI model {spec!r}: tiktoken matches it only by its prefix (a guess at the {encoding} "
+                f"encoding) and its context window is not known; name a known model (gpt-4o, gpt-4.1-mini, "
+                f"o3-mini, a dated snapshot of one, …), or count with tokenizer={encoding!r} and give "
+                "context_window= yourself")
+        size, source = window if window is not None else (None, None)
+        return TargetModel(spec, get_tokenizer(encoding), exact=True, source="openai", framing=OpenAIFraming(),
+                           context_window=size, window_source=source)
     if os.sep in spec or "/" in spec or path.suffix.lower() in (".gguf", ".json"):
         raise TokenizerError(f"model file or directory not found: {spec}")
     raise TokenizerError(f"unknown model {spec!r}; model= accepts {ACCEPTED}")
+
+
+def _exact_tiktoken_name(name: str) -> bool:
+    """tiktoken knows the name itself, not only a prefix of it."""
+    from tiktoken.model import MODEL_TO_ENCODING
+
+    return name in MODEL_TO_ENCODING
 
 
 def _has_gguf_magic(path: Path) -> bool:

@@ -158,6 +158,11 @@ class TargetModel:
     #: The name or path it was resolved from (None for an object): what `report.settings["model"]` records,
     #: so an assembly can be re-run from its settings.
     origin: str | None = None
+    #: The model's context window in tokens, when known (GGUF `<arch>.context_length`, HF config
+    #: `max_position_embeddings`, the kept table of OpenAI windows), and where the figure comes from: a budget
+    #: without a window of its own is this window (issue 26).
+    context_window: int | None = None
+    window_source: str | None = None
 
     @property
     def additive_framing(self) -> bool:
