@@ -255,8 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="give each uncited stating sentence the sources its content matches (shown as attributed)")
     p.set_defaults(func=cmd_inspect)
 
+    from .batch.cli import add_parsers as add_batch_parsers
     from .eval.cli import add_parser as add_eval_parser
 
+    add_batch_parsers(sub)  # `batch` and `batch-check` (issue 27): their own module
     add_eval_parser(sub)
     return parser
 
