@@ -258,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .batch.cli import add_parsers as add_batch_parsers
     from .eval.cli import add_parser as add_eval_parser
 
-    add_batch_parsers(sub)  # `batch` and `batch-check` (issue 27): their own module
+    add_batch_parsers(sub, assembly_flags=_add_assembly_options, assembly_kwargs=_assembly_kwargs,
+                      severity_flags=_add_severity_options, severities=_severities)  # batch/cli.py
     add_eval_parser(sub)
     return parser
 

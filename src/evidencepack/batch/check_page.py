@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EvidencepackError
 from ..inspector.html import attr, esc, page, table
 from ..inspector.page import inspector_html
-from .check import AssemblyIndex, CheckSettings
+
+if TYPE_CHECKING:
+    from .check import AssemblyIndex, CheckSettings
 
 
 def _pct(value: Any) -> str:

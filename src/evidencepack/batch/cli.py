@@ -8,11 +8,16 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..render.prompts import BOUNDARY_KEY_ENV, checked_boundary_key
+
+if TYPE_CHECKING:
+    from ..citations.severities import Severities
+    from .job import Job
 
 BATCH_EXAMPLES = f"""examples:
   evidencepack batch requests.jsonl -o assemblies.jsonl --as-of 2026-06-01
@@ -34,15 +39,18 @@ Answers: OpenAI Batch output lines, Anthropic Message Batches result lines, or {
 The summary (JSON) goes to --summary (default: VERDICTS with .summary.json) and is printed on stdout."""
 
 
-def add_parsers(sub: Any) -> None:
-    from .. import cli as main
-
+def add_parsers(sub: Any, *, assembly_flags: Callable[[argparse.ArgumentParser], None],
+                assembly_kwargs: Callable[[argparse.Namespace], dict[str, Any]],
+                severity_flags: Callable[[argparse.ArgumentParser], None],
+                severities: Callable[[argparse.Namespace], Severities]) -> None:
+    """Register both commands. The main CLI passes its own flag generators (and their readers), so `batch`
+    offers exactly `assemble`'s options and `batch-check` exactly `validate`'s severities."""
     p = sub.add_parser("batch", help="assemble a JSONL file of requests (streaming, resumable, N processes)",
                        epilog=BATCH_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("requests", help="JSONL file of requests, one per line ('-' for stdin)")
     p.add_argument("-o", "--output", required=True, help="the assemblies JSONL to write")
     p.add_argument("--corpus", metavar="FILE", help="JSONL records that request lines name by id")
-    main._add_assembly_options(p)
+    assembly_flags(p)
     p.add_argument("--workers", type=int, default=1, help="local processes (default 1); output order and bytes "
                                                           "do not depend on it")
     p.add_argument("--resume", action="store_true", help="keep the output's complete lines and skip their ids")
@@ -55,7 +63,7 @@ def add_parsers(sub: Any) -> None:
                    help=f"read the boundary key from this file (instead of ${BOUNDARY_KEY_ENV}); the assemblies "
                         "are then sealed with it")
     p.add_argument("--quiet", action="store_true", help="no progress line (it is shown only on a terminal)")
-    p.set_defaults(func=cmd_batch)
+    p.set_defaults(func=cmd_batch, assembly_kwargs=assembly_kwargs)
 
     p = sub.add_parser("batch-check", help="check a JSONL file of answers against a batch's assemblies",
                        epilog=CHECK_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -65,12 +73,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--summary", metavar="FILE", help="the summary JSON (default: OUTPUT with .summary.json)")
     p.add_argument("--html", metavar="PAGE", help="also write the summary page, the worst answers linked")
     p.add_argument("--worst", type=int, default=20, help="how many worst answers to list and link (default 20)")
-    main._add_severity_options(p)
+    severity_flags(p)
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches, and check them too")
     p.add_argument("--notes", action="store_true", help="add conflict notes and the ids to withhold per answer")
     p.add_argument("--boundary-key-file", metavar="FILE", help="verify the assemblies' seals with this key")
-    p.set_defaults(func=cmd_batch_check)
+    p.set_defaults(func=cmd_batch_check, severities=severities)
 
 
 def _key_file(path: str | None) -> bytes | None:
@@ -95,13 +103,8 @@ def _open_input(path: str) -> IO[bytes]:
     return open(path, "rb")
 
 
-def cmd_batch(args: argparse.Namespace) -> int:
-    from .. import cli as main
-    from .emit import NEEDS_MODEL
-    from .job import Job
-    from .run import run_batch, tty_progress
-
-    output = Path(args.output)
+def _check_batch_args(args: argparse.Namespace, output: Path) -> None:
+    """Usage mistakes, found before any request is read."""
     if args.resume and args.overwrite:
         raise UsageError("give --resume or --overwrite, not both")
     if output.exists() and output.stat().st_size and not (args.resume or args.overwrite):
@@ -110,10 +113,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be at least 1")
     if args.corpus is not None and not Path(args.corpus).is_file():
         raise UsageError(f"--corpus: file not found: {args.corpus}")
+
+
+def _job(args: argparse.Namespace) -> Job:
+    """What every process needs from the flags (plain data: it pickles)."""
+    from .emit import NEEDS_MODEL
+    from .job import Job
+
     emit_model = args.emit_model or args.model
     if args.emit in NEEDS_MODEL and not emit_model:
         raise UsageError(f"--emit {args.emit} needs a model name: --model or --emit-model")
-    kwargs = main._assembly_kwargs(args)
+    kwargs = args.assembly_kwargs(args)
     kwargs["as_of"] = str(kwargs["as_of"])  # a date from the clock read once here, as text (it pickles)
     job = Job(kwargs, corpus=args.corpus, emit=args.emit, emit_model=emit_model,
               boundary_key=_key_file(args.boundary_key_file))
@@ -121,6 +131,15 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"evidencepack: note: no boundary key (${BOUNDARY_KEY_ENV} or --boundary-key-file): the boundary "
               "codes are drawn for this process, so another run (or --resume) gives other bytes",
               file=sys.stderr)
+    return job
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from .run import run_batch, tty_progress
+
+    output = Path(args.output)
+    _check_batch_args(args, output)
+    job = _job(args)
     emit_path = None
     if args.emit:
         emit_path = Path(args.emit_output) if args.emit_output else _derived(output, f".{args.emit}.jsonl")
@@ -137,7 +156,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_batch_check(args: argparse.Namespace) -> int:
-    from .. import cli as main
     from .check import CheckSettings, run_check
 
     assemblies = Path(args.assemblies)
@@ -145,7 +163,7 @@ def cmd_batch_check(args: argparse.Namespace) -> int:
         raise UsageError(f"assemblies file not found: {args.assemblies}")
     if args.worst < 0:
         raise UsageError("--worst must be 0 or more")
-    settings = CheckSettings(main._severities(args), args.attribute, args.notes, _key_file(args.boundary_key_file),
+    settings = CheckSettings(args.severities(args), args.attribute, args.notes, _key_file(args.boundary_key_file),
                              args.worst)
     output = Path(args.output)
     with _open_input(args.answers) as answers, output.open("w", encoding="utf-8") as verdicts:
