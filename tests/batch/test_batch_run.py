@@ -187,3 +187,14 @@ def test_no_progress_line_off_a_terminal(files: Path, capsys: pytest.CaptureFixt
                  str(files / "o.jsonl")]) == 0
     err = capsys.readouterr().err
     assert "\r" not in err and "12 lines written (0 errors)" in err
+
+
+def test_a_request_line_with_a_repeated_key_or_deep_nesting_is_refused(files: Path) -> None:
+    deep = '{"id": "d", "question": "q?", "records": [{"id": "x", "text": "t", "metadata": {"k": ' + "[" * 70 \
+        + "]" * 70 + "}}]}"
+    _write(files / "req.jsonl", ['{"id": "r", "id": "s", "question": "q?", "records": []}', deep])
+    out = files / "out.jsonl"
+    assert main(["batch", str(files / "req.jsonl"), "-o", str(out)]) == 1
+    first, second = _lines(out)
+    assert first["error"]["field"] == "id" and "twice" in first["error"]["message"]
+    assert "nested too deeply" in second["error"]["message"]

@@ -10,6 +10,7 @@ never a value: the run writes it as an error line and goes on.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from .. import safejson
 from ..errors import EvidencepackError, RecordError
-from ..records.jsonl import Line, read_jsonl_bytes
+from ..records.jsonl import Line, _no_repeated_keys, _RepeatedKey, read_jsonl_bytes
 
 #: The keys a request line may carry; anything else is refused, so a typo (`"option"`) is not silently ignored.
 KEYS = frozenset({"id", "question", "as_of", "records", "options"})
@@ -51,17 +52,44 @@ class Request:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _decode_error(message: str) -> EvidencepackError:
-    return EvidencepackError(message)
+def _loads(raw: bytes | str, line: int) -> Any:
+    """The line's JSON: a key repeated in one object is refused (as the records reader does), and nesting
+    deeper than `safejson.MAX_DEPTH` too. The depth is checked on the parsed value, not by scanning the text:
+    a request line carries its records inline, and a regex pass over 150 kB per request would cost more
+    than assembling it."""
+    try:
+        data = json.loads(raw, object_pairs_hook=_no_repeated_keys)
+    except _RepeatedKey as err:
+        raise RequestError("key given twice in one object", line=line, field=str(err)) from None
+    except UnicodeDecodeError as err:
+        raise RequestError(f"not valid UTF-8 (byte {err.start})", line=line) from None
+    except json.JSONDecodeError as err:
+        raise RequestError(f"not valid JSON: {err.msg} (column {err.colno})", line=line) from None
+    except (RecursionError, ValueError):  # nested beyond the parser's limit; an integer too long
+        raise RequestError("not valid JSON (nested too deeply, or a number too long)", line=line) from None
+    text = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    opening = text.count(b"{") + text.count(b"[")
+    if opening > safejson.MAX_DEPTH and _deeper_than(data, safejson.MAX_DEPTH):  # fewer brackets: cannot be
+        raise RequestError(f"JSON nested too deeply (more than {safejson.MAX_DEPTH} levels)", line=line)
+    return data
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than `limit` levels (iterative: no recursion to exhaust)."""
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, level = stack.pop()
+        if level > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, level + 1) for c in children if isinstance(c, dict | list))
+    return False
 
 
 def parse_request(raw: bytes | str, line: int, corpus: Mapping[str, Mapping[str, Any]] | None = None) -> Request:
     """The request on one line (`line` counts from 1). Record ids are looked up in `corpus` now, so an unknown
     id is this request's error; the records themselves are validated by `assemble`."""
-    try:
-        data = safejson.loads(raw, name="", error=_decode_error)
-    except EvidencepackError as err:
-        raise RequestError(str(err), line=line) from None
+    data = _loads(raw, line)
     if not isinstance(data, dict):
         raise RequestError(f"a request must be a JSON object, got {type(data).__name__}", line=line)
     rid = data.get("id")

@@ -1,0 +1,165 @@
+"""`evidencepack batch` measured: requests per second per core against the warm single call, the speed-up from
+one to two worker processes, and peak memory as the number of requests grows (issue 27).
+
+    python benchmarks/bench_batch.py                  # all three parts
+    python benchmarks/bench_batch.py --part rate      # or workers, memory
+    python benchmarks/bench_batch.py --memory-sizes 10000,100000
+
+- rate: M requests, each a new question over the same N candidates (N = 20, 100; the framework benchmark's
+  corpus, ~300 tokens a record, 8,192-token window), so the caches are warm as in a service. "single" is
+  `assemble()` in a loop; "single + JSON" adds `to_json()` (what one `assemble --json` line costs); "batch"
+  is the batch path in one process (`run_batch`, workers=1): reading each request line, assembling, writing
+  its line. CPU time of this process; medians of `--repeat` runs.
+- workers: the same batch file at N = 100 with 1 and 2 worker processes, wall time (processes run in
+  parallel, so CPU time would hide the point). The machine has 2 cores and may be shared: the load average
+  before and after is printed, and the speed-up is only as good as the idle cores.
+- memory: `evidencepack batch` as a child process over K requests (small records named by id into a corpus
+  of 2,000, plus one inline record per request, 6 candidates each), output to /dev/null; the child's peak
+  RSS. Flat means the figure does not follow K.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_frameworks import AS_OF, BUDGET, make_corpus  # noqa: E402
+
+from evidencepack import assemble  # noqa: E402
+from evidencepack.batch.job import Job  # noqa: E402
+from evidencepack.batch.run import run_batch  # noqa: E402
+
+KEY = "bench-key-0123456789abcdef-0123456789"
+KWARGS = {"as_of": AS_OF, "budget": BUDGET}
+
+
+def _requests(records: tuple[dict, ...], m: int, tag: str) -> bytes:
+    lines = [json.dumps({"id": f"{tag}{i}", "question": f"What does the policy say about item {tag}{i}?",
+                         "records": list(records)}) for i in range(m)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "n/a"
+
+
+def part_rate(m: int, repeat: int) -> None:
+    print(f"rate: {m} requests per run, median of {repeat} runs, CPU ms per request (load {_load()})")
+    print(f"{'candidates':>10} {'single':>8} {'single+JSON':>12} {'batch':>8} {'batch/single':>13} "
+          f"{'batch/single+JSON':>18} {'requests/s/core':>16}")
+    for n in (20, 100):
+        records = make_corpus(n).records
+        questions = [f"What does the policy say about item s{n}-{i}?" for i in range(m)]
+        raw = _requests(records, m, f"b{n}-")
+        job = Job(KWARGS)
+
+        def single(json_too: bool) -> None:
+            for q in questions:
+                a = assemble(records, q, **KWARGS)  # type: ignore[arg-type]
+                if json_too:
+                    a.to_json()
+
+        def batch() -> None:
+            with tempfile.TemporaryDirectory() as tmp:
+                run_batch(io.BytesIO(raw), Path(tmp) / "out.jsonl", job)
+
+        fns = {"single": lambda: single(False), "json": lambda: single(True), "batch": batch}
+        for fn in fns.values():  # warm-up: caches as a service holds them
+            fn()
+        times: dict[str, list[float]] = {k: [] for k in fns}
+        for _ in range(repeat):
+            for k, fn in fns.items():
+                t0 = time.process_time()
+                fn()
+                times[k].append((time.process_time() - t0) / m * 1000)
+        s, j, b = (statistics.median(times[k]) for k in ("single", "json", "batch"))
+        print(f"{n:>10} {s:8.2f} {j:12.2f} {b:8.2f} {b / s:12.2f}x {b / j:17.2f}x {1000 / b:16.0f}")
+
+
+def part_workers(m: int) -> None:
+    records = make_corpus(100).records
+    raw = _requests(records, m, "w")
+    os.environ["EVIDENCEPACK_BOUNDARY_KEY"] = KEY
+    job = Job(KWARGS)
+    walls: dict[int, float] = {}
+    outs: dict[int, bytes] = {}
+    before = _load()
+    for workers in (1, 2, 1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out.jsonl"
+            t0 = time.perf_counter()
+            run_batch(io.BytesIO(raw), out, job, workers=workers)
+            wall = time.perf_counter() - t0
+            walls[workers] = min(walls.get(workers, wall), wall)
+            outs[workers] = out.read_bytes()
+    print(f"workers: {m} requests at 100 candidates, best of 2 wall times; load {before} before, {_load()} after, "
+          f"{os.cpu_count()} cores")
+    for w, wall in walls.items():
+        print(f"  {w} worker(s): {wall:6.2f} s  {m / wall:7.0f} requests/s")
+    print(f"  speed-up 1 -> 2: {walls[1] / walls[2]:.2f}x (target >= 1.7x on two idle cores); "
+          f"outputs byte-identical: {outs[1] == outs[2]}")
+
+
+def _memory_child(k: int, tmp: Path) -> tuple[float, float]:
+    corpus = tmp / "corpus.jsonl"
+    if not corpus.exists():
+        corpus.write_text("".join(json.dumps({"id": f"c{i}", "text": f"Rule {i}: claims over {i % 97} days need "
+                                              f"approval by a manager of band {i % 7}.", "score": 1.0})
+                                  + "\n" for i in range(2000)))
+    requests = tmp / f"req{k}.jsonl"
+    with requests.open("w") as f:
+        for i in range(k):
+            ids = [f"c{(i * 7 + j * 13) % 2000}" for j in range(5)]
+            f.write(json.dumps({"id": f"r{i}", "question": f"How long for claim {i}?", "as_of": AS_OF,
+                                "records": [*ids, {"id": f"own{i}", "text": f"Request {i} note: see rule {i % 2000}."}]
+                                }) + "\n")
+    code = ("import resource, sys\nfrom evidencepack.cli import main\nrc = main(sys.argv[1:])\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code, "batch", str(requests), "--corpus", str(corpus), "-o",
+                           os.devnull, "--quiet", "--window", "2048"], capture_output=True, text=True,
+                          env={**os.environ, "EVIDENCEPACK_BOUNDARY_KEY": KEY})
+    wall = time.perf_counter() - t0
+    peak_kb = float(done.stderr.strip().splitlines()[-1])
+    scale = 1024 if sys.platform != "darwin" else 1024 * 1024  # ru_maxrss: KiB on Linux, bytes on macOS
+    return peak_kb * 1024 / scale / 1024, wall
+
+
+def part_memory(sizes: list[int]) -> None:
+    print(f"memory: peak RSS of `evidencepack batch` (child process), load {_load()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in sizes:
+            mb, wall = _memory_child(k, Path(tmp))
+            print(f"  {k:>8,} requests: peak {mb:7.1f} MiB  ({wall:6.1f} s, {k / wall:6.0f} requests/s)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--part", choices=("rate", "workers", "memory", "all"), default="all")
+    ap.add_argument("--requests", type=int, default=200, help="requests per rate run (default 200)")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--worker-requests", type=int, default=1000)
+    ap.add_argument("--memory-sizes", default="10000,100000")
+    args = ap.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+          f"RLIMIT {resource.getrlimit(resource.RLIMIT_AS)[0]}")
+    if args.part in ("rate", "all"):
+        part_rate(args.requests, args.repeat)
+    if args.part in ("workers", "all"):
+        part_workers(args.worker_requests)
+    if args.part in ("memory", "all"):
+        part_memory([int(x) for x in args.memory_sizes.split(",")])
+
+
+if __name__ == "__main__":
+    main()
