@@ -43,17 +43,21 @@ class AssemblyIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.offsets: dict[str, int] = {}
+        self.failed: set[str] = set()  # ids whose request failed to assemble (an error line)
         self.repeated: list[str] = []
         offset = 0
         with path.open("rb") as f:
             for raw in f:
                 rid = request_id(raw)
-                if rid is not None:
+                if rid is not None and is_error_line(raw):
+                    if rid not in self.offsets:
+                        self.failed.add(rid)
+                elif rid is not None:
                     if rid in self.offsets:
-                        if not is_error_line(raw):  # a repeated request's error line is no second assembly
-                            self.repeated.append(rid)
+                        self.repeated.append(rid)
                     else:
                         self.offsets[rid] = offset
+                        self.failed.discard(rid)
                 offset += len(raw)
         self._file = path.open("rb")
 
@@ -110,6 +114,8 @@ def check_batch(index: AssemblyIndex, answers: IO[bytes], verdicts: IO[str], set
             tally.problem("missing_answers", rid)
     for rid in index.repeated:
         tally.problem("repeated_assemblies", rid)
+    for rid in sorted(index.failed - tally.answered):
+        tally.problem("failed_requests", rid)
     worst = [_worst_entry(entry) for _, entry in sorted(tally.worst, reverse=True)]
     return summary(tally, worst), worst
 
@@ -136,6 +142,9 @@ def _check_line(number: int, raw: bytes, index: AssemblyIndex, settings: CheckSe
         return fail("bad_lines", answer.failure or "the line names no request id")
     if answer.id in tally.answered:
         return fail("repeated_answers", "a second answer for this id (the first was checked)")
+    if answer.id in index.failed:
+        tally.answered.add(answer.id)
+        return fail("no_assembly", "the request failed to assemble (its batch line is an error)")
     if answer.id not in index.offsets:
         return fail("unknown_ids", "no assembly has this id")
     tally.answered.add(answer.id)
@@ -143,8 +152,6 @@ def _check_line(number: int, raw: bytes, index: AssemblyIndex, settings: CheckSe
         return fail("failed_answers", answer.failure or "no answer")
     try:
         data = index.read(answer.id)
-        if "error" in data and "prompt" not in data:
-            return fail("no_assembly", "the request failed to assemble (its batch line is an error)")
         data = verify_env(data) if settings.boundary_key is None else _verified(data, settings.boundary_key)
         source = read_assembly(data)
         verdict = validate_citations(answer.text, source, severities=settings.severities,
@@ -219,7 +226,7 @@ def _rate(n: int, d: int) -> float | None:
 
 def summary(t: Tally, worst: list[dict[str, Any]]) -> dict[str, Any]:
     """The run's figures (JSON-ready); rates are over the answers checked."""
-    problems = ("missing_answers", "unknown_ids", "failed_answers", "no_assembly", "repeated_answers", "bad_lines",
+    problems = ("missing_answers", "failed_requests", "unknown_ids", "failed_answers", "no_assembly", "repeated_answers", "bad_lines",
                 "bad_assemblies", "repeated_assemblies")
     return {
         "answer_lines": t.lines,
