@@ -15,7 +15,9 @@ one to two worker processes, and peak memory as the number of requests grows (is
   before and after is printed, and the speed-up is only as good as the idle cores.
 - memory: `evidencepack batch` as a child process over K requests (small records named by id into a corpus
   of 2,000, plus one inline record per request, 6 candidates each), output to /dev/null; the child's peak
-  RSS. Flat means the figure does not follow K.
+  RSS. Flat means the figure does not follow K. `--memory-texts recurring` (default) draws questions and
+  inline texts from 500; `unique` gives every request new text, so the library's bounded caches (token
+  counts: 200,000 entries; neutralised text: 65,536) fill up to their caps along the way.
 """
 
 from __future__ import annotations
@@ -53,36 +55,42 @@ def _load() -> str:
     return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "n/a"
 
 
+def _rate_at(n: int, m: int, repeat: int) -> tuple[float, float, float]:
+    """CPU ms per request at `n` candidates: the single call, with its JSON, and the batch path."""
+    records = make_corpus(n).records
+    questions = [f"What does the policy say about item s{n}-{i}?" for i in range(m)]
+    raw = _requests(records, m, f"b{n}-")
+    job = Job(KWARGS)
+
+    def single(json_too: bool) -> None:
+        for q in questions:
+            a = assemble(records, q, **KWARGS)  # type: ignore[arg-type]
+            if json_too:
+                a.to_json()
+
+    def batch() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            run_batch(io.BytesIO(raw), Path(tmp) / "out.jsonl", job)
+
+    fns = {"single": lambda: single(False), "json": lambda: single(True), "batch": batch}
+    for fn in fns.values():  # warm-up: caches as a service holds them
+        fn()
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            t0 = time.process_time()
+            fn()
+            times[k].append((time.process_time() - t0) / m * 1000)
+    s, j, b = (statistics.median(times[k]) for k in ("single", "json", "batch"))
+    return s, j, b
+
+
 def part_rate(m: int, repeat: int) -> None:
     print(f"rate: {m} requests per run, median of {repeat} runs, CPU ms per request (load {_load()})")
     print(f"{'candidates':>10} {'single':>8} {'single+JSON':>12} {'batch':>8} {'batch/single':>13} "
           f"{'batch/single+JSON':>18} {'requests/s/core':>16}")
     for n in (20, 100):
-        records = make_corpus(n).records
-        questions = [f"What does the policy say about item s{n}-{i}?" for i in range(m)]
-        raw = _requests(records, m, f"b{n}-")
-        job = Job(KWARGS)
-
-        def single(json_too: bool) -> None:
-            for q in questions:
-                a = assemble(records, q, **KWARGS)  # type: ignore[arg-type]
-                if json_too:
-                    a.to_json()
-
-        def batch() -> None:
-            with tempfile.TemporaryDirectory() as tmp:
-                run_batch(io.BytesIO(raw), Path(tmp) / "out.jsonl", job)
-
-        fns = {"single": lambda: single(False), "json": lambda: single(True), "batch": batch}
-        for fn in fns.values():  # warm-up: caches as a service holds them
-            fn()
-        times: dict[str, list[float]] = {k: [] for k in fns}
-        for _ in range(repeat):
-            for k, fn in fns.items():
-                t0 = time.process_time()
-                fn()
-                times[k].append((time.process_time() - t0) / m * 1000)
-        s, j, b = (statistics.median(times[k]) for k in ("single", "json", "batch"))
+        s, j, b = _rate_at(n, m, repeat)
         print(f"{n:>10} {s:8.2f} {j:12.2f} {b:8.2f} {b / s:12.2f}x {b / j:17.2f}x {1000 / b:16.0f}")
 
 
@@ -110,36 +118,40 @@ def part_workers(m: int) -> None:
           f"outputs byte-identical: {outs[1] == outs[2]}")
 
 
-def _memory_child(k: int, tmp: Path) -> tuple[float, float]:
+def _memory_child(k: int, tmp: Path, unique: bool) -> tuple[float, float]:
     corpus = tmp / "corpus.jsonl"
     if not corpus.exists():
         corpus.write_text("".join(json.dumps({"id": f"c{i}", "text": f"Rule {i}: claims over {i % 97} days need "
-                                              f"approval by a manager of band {i % 7}.", "score": 1.0})
+                                              f"approval by a manager of band {i % 7}."})
                                   + "\n" for i in range(2000)))
     requests = tmp / f"req{k}.jsonl"
     with requests.open("w") as f:
         for i in range(k):
             ids = [f"c{(i * 7 + j * 13) % 2000}" for j in range(5)]
-            f.write(json.dumps({"id": f"r{i}", "question": f"How long for claim {i}?", "as_of": AS_OF,
-                                "records": [*ids, {"id": f"own{i}", "text": f"Request {i} note: see rule {i % 2000}."}]
-                                }) + "\n")
+            own = i if unique else i % 500  # unique: every request brings a text never seen before
+            f.write(json.dumps({"id": f"r{i}", "question": f"How long for claim {own}?", "as_of": AS_OF,
+                                "records": [*ids, {"id": f"own{i}", "text": f"Request {own} note: see rule "
+                                                   f"{i % 2000}."}]}) + "\n")
     code = ("import resource, sys\nfrom evidencepack.cli import main\nrc = main(sys.argv[1:])\n"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code, "batch", str(requests), "--corpus", str(corpus), "-o",
                            os.devnull, "--quiet", "--window", "2048"], capture_output=True, text=True,
                           env={**os.environ, "EVIDENCEPACK_BOUNDARY_KEY": KEY})
+    if done.returncode != 0 or "(0 errors)" not in done.stderr:
+        raise SystemExit(f"the batch run failed: {done.stderr.strip()[-400:]}")
     wall = time.perf_counter() - t0
     peak_kb = float(done.stderr.strip().splitlines()[-1])
     scale = 1024 if sys.platform != "darwin" else 1024 * 1024  # ru_maxrss: KiB on Linux, bytes on macOS
     return peak_kb * 1024 / scale / 1024, wall
 
 
-def part_memory(sizes: list[int]) -> None:
-    print(f"memory: peak RSS of `evidencepack batch` (child process), load {_load()}")
+def part_memory(sizes: list[int], unique: bool) -> None:
+    texts = "a new question and record text in every request" if unique else "questions and texts recur (500)"
+    print(f"memory: peak RSS of `evidencepack batch` (child process), {texts}; load {_load()}")
     with tempfile.TemporaryDirectory() as tmp:
         for k in sizes:
-            mb, wall = _memory_child(k, Path(tmp))
+            mb, wall = _memory_child(k, Path(tmp), unique)
             print(f"  {k:>8,} requests: peak {mb:7.1f} MiB  ({wall:6.1f} s, {k / wall:6.0f} requests/s)")
 
 
@@ -150,6 +162,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--worker-requests", type=int, default=1000)
     ap.add_argument("--memory-sizes", default="10000,100000")
+    ap.add_argument("--memory-texts", choices=("recurring", "unique"), default="recurring",
+                    help="unique: every request brings new text, so the bounded caches fill up to their caps")
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"RLIMIT {resource.getrlimit(resource.RLIMIT_AS)[0]}")
@@ -158,7 +172,7 @@ def main() -> None:
     if args.part in ("workers", "all"):
         part_workers(args.worker_requests)
     if args.part in ("memory", "all"):
-        part_memory([int(x) for x in args.memory_sizes.split(",")])
+        part_memory([int(x) for x in args.memory_sizes.split(",")], args.memory_texts == "unique")
 
 
 if __name__ == "__main__":

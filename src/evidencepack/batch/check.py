@@ -226,8 +226,8 @@ def _rate(n: int, d: int) -> float | None:
 
 def summary(t: Tally, worst: list[dict[str, Any]]) -> dict[str, Any]:
     """The run's figures (JSON-ready); rates are over the answers checked."""
-    problems = ("missing_answers", "failed_requests", "unknown_ids", "failed_answers", "no_assembly", "repeated_answers", "bad_lines",
-                "bad_assemblies", "repeated_assemblies")
+    problems = ("missing_answers", "failed_requests", "unknown_ids", "failed_answers", "no_assembly",
+                "repeated_answers", "bad_lines", "bad_assemblies", "repeated_assemblies")
     return {
         "answer_lines": t.lines,
         "checked": t.checked,
