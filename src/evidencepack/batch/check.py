@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -70,6 +70,40 @@ class AssemblyIndex:
         if not isinstance(data, dict):
             raise EvidencepackError("the assembly line is not a JSON object")
         return data
+
+
+class LineIndex(AssemblyIndex):
+    """The same lookups over assembly lines held in memory (one batch of a Ray pipeline): id -> line."""
+
+    def __init__(self, lines: Iterable[bytes]) -> None:  # noqa: D107 - no file: nothing to open
+        self.path = None  # type: ignore[assignment]
+        self.offsets, self.failed, self.repeated = {}, set(), []
+        self._lines: list[bytes] = []
+        for raw in lines:
+            rid = request_id(raw)
+            if rid is None:
+                continue
+            if is_error_line(raw):
+                self.failed.add(rid)
+            elif rid not in self.offsets:
+                self.offsets[rid] = len(self._lines)
+                self._lines.append(raw)
+
+    def close(self) -> None:
+        return None
+
+    def read(self, rid: str) -> dict[str, Any]:
+        data = json.loads(self._lines[self.offsets[rid]])
+        if not isinstance(data, dict):
+            raise EvidencepackError("the assembly line is not a JSON object")
+        return data
+
+
+def verdict_line(answer: bytes, assemblies: Iterable[bytes], settings: CheckSettings, number: int = 0) -> str:
+    """The verdict line `batch-check` writes for one answer line, checked against the given assembly lines
+    (those of its request, usually one): the same checks, the same bytes (`line` is `number`)."""
+    out = _check_line(number, answer, LineIndex(assemblies), settings, Tally(Severities.kinds()))
+    return json.dumps(out, ensure_ascii=False)
 
 
 @dataclass
