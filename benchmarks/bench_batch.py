@@ -2,7 +2,7 @@
 one to two worker processes, and peak memory as the number of requests grows (issue 27).
 
     python benchmarks/bench_batch.py                  # all three parts
-    python benchmarks/bench_batch.py --part rate      # or workers, memory
+    python benchmarks/bench_batch.py --part rate      # or workers, ray, memory
     python benchmarks/bench_batch.py --memory-sizes 10000,100000
 
 - rate: M requests, each a new question over the same N candidates (N = 20, 100; the framework benchmark's
@@ -13,6 +13,8 @@ one to two worker processes, and peak memory as the number of requests grows (is
 - workers: the same batch file at N = 100 with 1 and 2 worker processes, wall time (processes run in
   parallel, so CPU time would hide the point). The machine has 2 cores and may be shared: the load average
   before and after is printed, and the speed-up is only as good as the idle cores.
+- ray: the same file through Ray Data on a local Ray instance (2 actors, `integrations.ray.AssembleBatch`)
+  against the single process, wall clock, Ray's start-up left out; skipped without Ray.
 - memory: `evidencepack batch` as a child process over K requests (small records named by id into a corpus
   of 2,000, plus one inline record per request, 6 candidates each), output to /dev/null; the child's peak
   RSS. Flat means the figure does not follow K. `--memory-texts recurring` (default) draws questions and
@@ -118,6 +120,45 @@ def part_workers(m: int) -> None:
           f"outputs byte-identical: {outs[1] == outs[2]}")
 
 
+def part_ray(m: int) -> None:
+    """The Ray Data path on a local Ray instance (2 actors) against the single process, wall clock; Ray's
+    start-up is left out, the first run of each is a warm-up."""
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        print("ray: not installed (pip install 'evidencepack[ray]'), skipped")
+        return
+    from evidencepack.integrations.ray import AssembleBatch, read_requests
+
+    os.environ["EVIDENCEPACK_BOUNDARY_KEY"] = KEY
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             runtime_env={"env_vars": {"EVIDENCEPACK_BOUNDARY_KEY": KEY}})
+    ray.data.DataContext.get_current().execution_options.preserve_order = True
+    job = Job(KWARGS)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "req.jsonl"
+        path.write_bytes(_requests(make_corpus(100).records, m, "r"))
+        walls: dict[str, float] = {}
+        for name in ("single", "ray", "single", "ray"):
+            t0 = time.perf_counter()
+            if name == "single":
+                with path.open("rb") as f:
+                    run_batch(f, Path(tmp) / "single.jsonl", job)
+            else:
+                ds = read_requests(path).map_batches(AssembleBatch, fn_constructor_kwargs={"job": job},
+                                                     compute=ray.data.ActorPoolStrategy(size=2), batch_size=32)
+                with (Path(tmp) / "ray.jsonl").open("w") as out:
+                    for row in ds.iter_rows():
+                        out.write(row["assembly"] + "\n")
+            walls[name] = time.perf_counter() - t0
+        same = (Path(tmp) / "single.jsonl").read_bytes() == (Path(tmp) / "ray.jsonl").read_bytes()
+    ray.shutdown()
+    print(f"ray: {m} requests at 100 candidates, wall clock (second run of each), load {_load()}")
+    print(f"  single process: {walls['single']:6.2f} s; Ray local (2 actors): {walls['ray']:6.2f} s; "
+          f"ratio {walls['ray'] / walls['single']:.2f}x; byte-identical: {same}")
+
+
 def _memory_child(k: int, tmp: Path, unique: bool) -> tuple[float, float]:
     corpus = tmp / "corpus.jsonl"
     if not corpus.exists():
@@ -157,7 +198,7 @@ def part_memory(sizes: list[int], unique: bool) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--part", choices=("rate", "workers", "memory", "all"), default="all")
+    ap.add_argument("--part", choices=("rate", "workers", "memory", "ray", "all"), default="all")
     ap.add_argument("--requests", type=int, default=200, help="requests per rate run (default 200)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--worker-requests", type=int, default=1000)
@@ -171,6 +212,8 @@ def main() -> None:
         part_rate(args.requests, args.repeat)
     if args.part in ("workers", "all"):
         part_workers(args.worker_requests)
+    if args.part in ("ray", "all"):
+        part_ray(args.worker_requests)
     if args.part in ("memory", "all"):
         part_memory([int(x) for x in args.memory_sizes.split(",")], args.memory_texts == "unique")
 
