@@ -198,3 +198,18 @@ def test_a_request_line_with_a_repeated_key_or_deep_nesting_is_refused(files: Pa
     first, second = _lines(out)
     assert first["error"]["field"] == "id" and "twice" in first["error"]["message"]
     assert "nested too deeply" in second["error"]["message"]
+
+
+def test_the_progress_line_is_for_a_terminal_only() -> None:
+    from evidencepack.batch.run import Counts, tty_progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert tty_progress(io.StringIO()) is None
+    screen = Terminal()
+    show = tty_progress(screen)
+    assert show is not None
+    show(Counts(written=5, errors=1, skipped=2))
+    assert screen.getvalue().startswith("\rbatch: 5 written (1 errors, 2 skipped)")
