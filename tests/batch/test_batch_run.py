@@ -213,3 +213,21 @@ def test_the_progress_line_is_for_a_terminal_only() -> None:
     assert show is not None
     show(Counts(written=5, errors=1, skipped=2))
     assert screen.getvalue().startswith("\rbatch: 5 written (1 errors, 2 skipped)")
+
+
+def test_an_unexpected_failure_is_that_request_s_error_line(files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import evidencepack.batch.job as job_module
+
+    real = job_module.assemble
+
+    def flaky(records, question, **kw):  # type: ignore[no-untyped-def]
+        if "(3)" in question:
+            raise ZeroDivisionError("boom")
+        return real(records, question, **kw)
+
+    monkeypatch.setattr(job_module, "assemble", flaky)
+    out = files / "out.jsonl"
+    assert main(["batch", str(files / "req.jsonl"), "--corpus", str(files / "corpus.jsonl"), "-o", str(out)]) == 1
+    got = _lines(out)
+    assert len(got) == 12 and got[3]["error"]["message"].startswith("internal error (ZeroDivisionError)")
+    assert "boom" not in got[3]["error"]["message"] and "prompt" in got[4]

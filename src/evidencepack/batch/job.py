@@ -63,6 +63,10 @@ class Worker:
             return self.assemble(request)
         except RequestError as err:
             return request.id, error_line(err), None, True
+        except Exception as err:  # noqa: BLE001 - a bug must not end a run of a million requests: say which one
+            failed = RequestError(f"internal error ({type(err).__name__}); please report it with this request",
+                                  line=line, request_id=request.id)
+            return request.id, error_line(failed), None, True
 
     def assemble(self, request: Request) -> Result:
         groups = self.groups(request)
