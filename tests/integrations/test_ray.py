@@ -20,6 +20,8 @@ from evidencepack.batch.job import Job  # noqa: E402
 from evidencepack.batch.run import run_batch  # noqa: E402
 from evidencepack.integrations.ray import AssembleBatch, CheckBatch, read_requests  # noqa: E402
 
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")  # Ray's own deprecations, at init
+
 KEY = "0123456789abcdef0123456789abcdef"
 CORPUS = [{"id": "hb", "text": "Unused PTO does not carry over.", "authority": "authoritative"},
           {"id": "old", "text": "Up to five days of PTO carry over.", "authority": "superseded"}]
