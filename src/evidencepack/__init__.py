@@ -1,7 +1,8 @@
 """evidencepack: compile retrieved records into the prompt an LLM reads, with provenance you can verify."""
 
+from typing import TYPE_CHECKING, Any
+
 from .assemble import assemble
-from .citations import Verdict, regenerate, validate_citations
 from .errors import (
     AssemblyFormatError,
     BoundaryKeyError,
@@ -23,7 +24,23 @@ from .render.layout import Layout
 from .report import Assembly, ManifestEntry, Outcome, Report
 from .tokens.tokenizers import CallableTokenizer, Tokenizer, get_tokenizer
 
+if TYPE_CHECKING:
+    from .citations import Verdict, regenerate, validate_citations
+
 __version__ = "0.1.0"
+
+#: Imported on first use: a process that only assembles never pays for the citation checker's import.
+_LAZY = {"Verdict": "citations", "regenerate": "citations", "validate_citations": "citations"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "LAYOUTS", "Admission", "Dedup", "Layout",

@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING
 from datetime import datetime
 from pathlib import Path
@@ -239,7 +239,13 @@ def _sub(sub: argparse._SubParsersAction[Parser], name: str, **kwargs: Any) -> a
                           **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser. Given the `command` about to run, the other commands' flags that cost an import (the
+    severity flags import the citation checker, `eval` the evaluation harness) are left out: a fresh
+    `assemble` process would otherwise spend a fifth of its start-up on them."""
+
+    def severity_flags(name: str) -> Callable[[argparse.ArgumentParser], None]:
+        return _add_severity_options if command is None or command == name else lambda p: None
     parser = Parser(prog="evidencepack", description=DESCRIPTION, epilog=EXAMPLES["evidencepack"],
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"evidencepack {__version__}")
@@ -264,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(exit 0 valid, 1 not, 2 bad input)")
     p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed ('-' for stdin)")
     p.add_argument("answer", help="the model's answer as a text file ('-' for stdin)")
-    _add_severity_options(p)
+    severity_flags("validate")(p)
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches, and check them too")
     p.add_argument("--notes", action="store_true",
@@ -279,14 +285,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assembly", help="the JSON that `evidencepack assemble --json` printed")
     p.add_argument("answer", nargs="?", help="optional: the model's answer as a text file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-", help="the page to write (default: stdout)")
-    _add_severity_options(p)
+    severity_flags("inspect")(p)
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches (shown as attributed)")
     p.set_defaults(func=cmd_inspect)
 
-    from .eval.cli import add_parser as add_eval_parser
+    from .batch.cli import add_parsers as add_batch_parsers
 
-    add_eval_parser(sub)
+    add_batch_parsers(sub, assembly_flags=_add_assembly_options, assembly_kwargs=_assembly_kwargs,
+                      severity_flags=severity_flags("batch-check"), severities=_severities)  # batch/cli.py
+    if command is None or command == "eval" or command not in sub.choices:
+        from .eval.cli import add_parser as add_eval_parser
+
+        add_eval_parser(sub)
+    else:
+        sub.add_parser("eval", help="(stub: the real parser is built when `eval` runs)")
     return parser
 
 
@@ -392,7 +405,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args = parser.parse_args(argv)
     try:
         code: int = args.func(args)

@@ -13,7 +13,8 @@ from evidencepack.integrations import MissingExtraError
 CASES = [("langchain", ["langchain_core"], "evidencepack[langchain]"),
          ("llamaindex", ["llama_index", "llama_index.core"], "evidencepack[llamaindex]"),
          ("haystack", ["haystack"], "evidencepack[haystack]"),
-         ("providers", ["openai", "anthropic"], "evidencepack[openai]")]
+         ("providers", ["openai", "anthropic"], "evidencepack[openai]"),
+         ("ray", ["ray"], "evidencepack[ray]")]
 
 
 @pytest.mark.parametrize(("module", "blocked", "extra"), CASES)
