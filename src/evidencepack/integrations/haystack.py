@@ -41,7 +41,7 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the extra
     raise missing_extra("haystack-ai", "haystack") from err
 
 from ..assemble import Assembly
-from ..citations import SourceIndex, withheld_note
+from ..citations import SourceIndex, conflict_notes, with_notes, withheld_note
 from ..citations.severities import Severity
 from ..errors import OptionError
 from ..options import Options
@@ -182,7 +182,8 @@ class CitationValidator:
             self.chat_generator.warm_up()
 
     @component.output_types(answer=str, valid=bool, verdict=dict[str, Any], resolved=str,
-                            sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str)
+                            sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str,
+                            conflict_notes=list[dict[str, Any]], delivered=str)
     def run(self, replies: list[HSMessage], assembly: dict[str, Any], documents: list[Document] | None = None,
             question: str | None = None) -> dict[str, Any]:
         steps = self._check(replies, assembly, documents, question)
@@ -196,7 +197,8 @@ class CitationValidator:
             return result
 
     @component.output_types(answer=str, valid=bool, verdict=dict[str, Any], resolved=str,
-                            sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str)
+                            sources=list[dict[str, Any]], attempts=int, withheld=list[str], withheld_note=str,
+                            conflict_notes=list[dict[str, Any]], delivered=str)
     async def run_async(self, replies: list[HSMessage], assembly: dict[str, Any],
                         documents: list[Document] | None = None, question: str | None = None) -> dict[str, Any]:
         """`run` for an `AsyncPipeline`: a regeneration awaits the chat generator's own `run_async` (or runs
@@ -250,11 +252,14 @@ class CitationValidator:
             used += 1
             verdict = policy.validate(text, index)
         sources = [asdict(index.sources[index.handle_of[rid]]) for rid in verdict.cited_ids]
+        notes = conflict_notes(text, checked[-1], verdict=verdict)
+        note = withheld_note(withheld, checked)
         return {"answer": text, "valid": verdict.valid, "verdict": verdict.to_dict(),
                 "resolved": resolve(text, index, style="footnotes" if self.resolve == "footnotes" else "links",
                                     attribute=self.attribute),
-                "sources": sources, "attempts": used, "withheld": list(withheld),
-                "withheld_note": withheld_note(withheld, checked)}
+                "sources": sources, "attempts": used, "withheld": list(withheld), "withheld_note": note,
+                # what the reader should get: the answer, then the assembler's notes (conflicts, withheld sources)
+                "conflict_notes": [n.to_dict() for n in notes], "delivered": with_notes(text, (*notes, note))}
 
     def _reassemble(self, assembly: dict[str, Any], documents: list[Document] | None,
                     question: str | None) -> Reassemble | None:

@@ -350,6 +350,8 @@ def _response(result: Answered, nodes: Sequence[NodeWithScore]) -> Response:
             "attempts": result.attempts,
             "withheld": list(result.withheld),
             "withheld_note": result.withheld_note(),
+            "conflict_notes": [n.to_dict() for n in result.notes()],
+            "delivered": result.with_notes(),  # the answer, then the assembler's notes for the reader
             "handles": {m.handle: m.id for m in manifest},
             "cited_ids": list(result.verdict.cited_ids),
             "attributed_ids": list(result.verdict.attributed_ids),
