@@ -162,7 +162,8 @@ def _injections_parser(sub: Any, raw: Any) -> None:
     i.add_argument("--conditions", default=",".join(DEFAULT_CONDITIONS),
                    help="comma-separated: a trap condition (flat, structured, structured+withhold, "
                         "structured+reminder, ...) or structured with any of "
-                        f"{', '.join('+' + p for p in INJECTION_PARTS)} (screen: injection_threshold={SCREEN_THRESHOLD})")
+                        f"{', '.join('+' + p for p in INJECTION_PARTS)} "
+                        f"(screen: injection_threshold={SCREEN_THRESHOLD})")
     i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl)")
     i.add_argument("--it-corpus", help="the IT corpus JSONL (default: tests/data/holdout_it_corpus.jsonl)")
     i.add_argument("--count-calls", action="store_true",
