@@ -159,3 +159,26 @@ def test_cli_writes_results_and_counts_calls(tmp_path: Path, capsys: pytest.Capt
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert rows and all(r["split"] == "heldout" and r["status"] == "ok" for r in rows)
     assert "Every answer" in (out / "report.md").read_text()
+
+
+def test_generator_reproduces_the_bundled_files(tmp_path: Path) -> None:
+    """The task files are the generator's output, byte for byte (skipped without BIPIA's attack file)."""
+    import importlib.util
+    import shutil
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("make_injection_tasks", root / "scripts" / "make_injection_tasks.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    if not gen.BIPIA.is_file():
+        pytest.skip("BIPIA's text_attack_train.json is not in the workspace")
+    data = root / "src" / "evidencepack" / "data"
+    bipia = json.loads(gen.BIPIA.read_text("utf-8"))
+    atts = gen.attacks(bipia)
+    shutil.copy(data / "injection_questions.jsonl", tmp_path)
+    questions = [json.loads(line) for line in (tmp_path / "injection_questions.jsonl").read_text().splitlines()]
+    assert "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in atts) == \
+        (data / "injection_attacks.jsonl").read_text("utf-8")
+    assert "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in gen.tasks(atts, questions)) == \
+        (data / "injection_tasks.jsonl").read_text("utf-8")
