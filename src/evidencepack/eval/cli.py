@@ -1,4 +1,4 @@
-"""`evidencepack eval traps …`, `evidencepack eval positions …` and `evidencepack eval tokens …`.
+"""`evidencepack eval traps …`, `eval positions …`, `eval tokens …` and `eval injections …`.
 
 `add_parser(subparsers)` registers the `eval` command on the main CLI; `python -m evidencepack.eval.cli`
 runs it standalone. Output goes to `--out DIR`: results.jsonl, report.md, report.html (the same, as one page),
@@ -8,6 +8,7 @@ PNG plots and the answer cache.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
 import time
@@ -143,7 +144,63 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     k.add_argument("--json", action="store_true", help="print one JSON object per request instead of a table")
     k.add_argument("--quiet", action="store_true", help="no progress bar")
     k.set_defaults(eval_func=cmd_tokens)
+    _injections_parser(sub, raw)
     return ev
+
+
+def _injections_parser(sub: Any, raw: Any) -> None:
+    from .injections import DEFAULT_CONDITIONS, INJECTION_PARTS, SCREEN_THRESHOLD
+
+    i = sub.add_parser("injections", help="attack success rate and utility with instructions planted in records",
+                       formatter_class=raw, epilog="example:\n  evidencepack eval injections --base-url "
+                       "http://127.0.0.1:8765/v1 --model qwen --split dev --per-category 1 --out eval-runs/inj")
+    _common(i, 200)
+    i.add_argument("--split", choices=("dev", "heldout", "all"), default="dev",
+                   help="tasks by hash of their id: dev (choose defaults here), heldout (report), all")
+    i.add_argument("--per-category", type=int, help="at most N tasks per attack category, positions in turn "
+                                                     "(default: every task of the split)")
+    i.add_argument("--conditions", default=",".join(DEFAULT_CONDITIONS),
+                   help="comma-separated: a trap condition (flat, structured, structured+withhold, "
+                        "structured+reminder, ...) or structured with any of "
+                        f"{', '.join('+' + p for p in INJECTION_PARTS)} "
+                        f"(screen: injection_threshold={SCREEN_THRESHOLD})")
+    i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl)")
+    i.add_argument("--it-corpus", help="the IT corpus JSONL (default: tests/data/holdout_it_corpus.jsonl)")
+    i.add_argument("--count-calls", action="store_true",
+                   help="print how many distinct prompts the run would send, and exit (no calls)")
+    i.set_defaults(eval_func=cmd_injections)
+
+
+def cmd_injections(args: argparse.Namespace) -> int:
+    from .injections import InjectionRun, injection_report, load_corpora, load_tasks, sample
+
+    corpora = load_corpora(args.it_corpus)
+    tasks = [t for t in load_tasks(args.tasks, split=args.split) if t.question.corpus in corpora]
+    tasks = sample(tasks, args.per_category)
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
+    if args.count_calls:
+        from .backends import ScriptedBackend
+
+        dry = InjectionRun(ScriptedBackend(), tasks, corpora, sampling, None, conditions, model=_count_model(args))
+        print(f"{len(tasks)} tasks x {len(conditions)} conditions = {len(tasks) * len(conditions)} rows; "
+              f"{dry.distinct_prompts()} distinct prompts (the most calls with an empty cache)")
+        return 0
+    backend = _backend(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = AnswerCache(args.cache or out / "cache")
+    run = InjectionRun(backend, tasks, corpora, sampling, cache, conditions, args.concurrency,
+                       None if args.quiet else lambda label: progress_bar(label), model=_count_model(args))
+    rows, left_out = _cached_rows(args, run.run())
+    meta = _meta(args, backend, sampling, split=args.split, tasks=len(tasks), conditions=", ".join(conditions),
+                 per_category=args.per_category or "all", corpora=", ".join(sorted(corpora)),
+                 cache=left_out or f"{cache.hits} hits, {cache.misses} calls")
+    report = injection_report(rows, meta, _notes(args))
+    _write(out, rows, report)
+    (out / "report.html").write_text("<!doctype html><meta charset=utf-8><pre>" + html.escape(report) + "</pre>",
+                                     encoding="utf-8")
+    return _finish(out, rows, cache, args.cache_only)
 
 
 def _backend(args: argparse.Namespace) -> Backend:
