@@ -172,7 +172,11 @@ def test_emit_formats_carry_the_request_id(files: Path) -> None:
     assert assemblies[2]["error"]["field"] == "id"  # Anthropic's custom_id allows no space
     (a0, a1) = _lines(files / "out.anthropic-batch.jsonl")
     assert a0["custom_id"] == "q0" and a1["custom_id"] == "q1"
-    assert a0["params"]["system"] + "\n\n" + a0["params"]["messages"][0]["content"] == assemblies[0]["prompt"]
+    # system and user content are text blocks with prompt-cache breakpoints (`Assembly.anthropic()`)
+    text = "".join(b["text"] for b in a0["params"]["system"]) + "\n\n" + \
+        "".join(b["text"] for b in a0["params"]["messages"][0]["content"])
+    assert text == assemblies[0]["prompt"]
+    assert a0["params"]["system"][-1]["cache_control"] == {"type": "ephemeral"}
     assert a0["params"]["model"] == "gpt-4o-mini" and a0["params"]["max_tokens"] == 300
     assert main(["batch", str(files / "req.jsonl"), "--corpus", str(files / "corpus.jsonl"), "-o", str(out),
                  "--overwrite", "--emit", "openai-batch", "--emit-model", "my-model"]) == 0

@@ -21,6 +21,7 @@ from evidencepack.eval.report import sweep_report, trap_report
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "eval-results"
 HOLDOUT = ROOT / "tests" / "data" / "holdout_it_traps.jsonl"
+HOLDOUT3 = ROOT / "tests" / "data" / "holdout3_traps.jsonl"
 TRAP_TITLE = "# Stale-guidance trap evaluation\n"
 PUBLISHED = sorted(p for p in RESULTS.glob("*.md") if p.with_suffix(".jsonl").exists())
 TRAP_REPORTS = [p for p in PUBLISHED if p.read_text(encoding="utf-8").startswith(TRAP_TITLE)]
@@ -73,7 +74,8 @@ def test_a_published_report_rebuilds_byte_for_byte(md: Path) -> None:
 
 
 def _traps_for(md: str) -> dict[str, TrapQuestion]:
-    return {t.id: t for t in load_traps(HOLDOUT if "holdout_it_traps" in md else None)}
+    path = HOLDOUT if "holdout_it_traps" in md else HOLDOUT3 if "holdout3_traps" in md else None
+    return {t.id: t for t in load_traps(path)}
 
 
 @pytest.mark.parametrize("md", TRAP_REPORTS, ids=lambda p: p.name)
