@@ -121,7 +121,8 @@ def test_variants_switch_options_on_and_refuse_two_answer_forms() -> None:
 
 def test_a_preset_gives_the_same_prompt_as_its_fields() -> None:
     for name, layout in LAYOUTS.items():
-        fields = {f: getattr(layout, f) for f in ("format", "profile", "order", "abstain", "reminder", "answer_form")}
+        fields = {f: getattr(layout, f) for f in ("format", "profile", "order", "abstain", "reminder", "answer_form",
+                                                  "conflict_policy")}
         a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout.preset(name))
         b = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout(**fields))
         assert a.to_json() == b.to_json(), name
