@@ -123,12 +123,15 @@ class Layout:
                                choices=lambda: NOTICE_STYLES)
     answer_form: str | None = option(
         None, "an answer form after the question: scaffold (the answer with handles, then a line naming "
-        "conflicts) or conflict_form (the conflict groups to fill in, in place of the notice above the sources)",
+        "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources) or "
+        "rule_form (the current source's rule, then the answer)",
         cli="consts", consts=(
             ("--scaffold", "scaffold", "ask for an answer form: the answer with handles, then a line naming "
              "conflicts"),
             ("--conflict-form", "conflict_form", "put the conflict groups in an answer form after the question "
-             "(instead of the notice above the sources)")),
+             "(instead of the notice above the sources)"),
+            ("--rule-form", "rule_form", "ask for an answer form: the current authoritative source's rule with its "
+             "handle, then the answer as that rule decides it")),
         write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
     rule_first: bool = option(False, "after the question, ask for the current authoritative source's rule, with "
