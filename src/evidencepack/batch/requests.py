@@ -74,6 +74,10 @@ def _loads(raw: bytes | str, line: int) -> Any:
     return data
 
 
+#: The container types a parsed request holds (objects arrive as `Line`, a dict that remembers its line).
+_CONTAINERS = frozenset({dict, list, Line})
+
+
 def _deeper_than(value: Any, limit: int) -> bool:
     """Whether arrays and objects nest more than `limit` levels (iterative: no recursion to exhaust)."""
     stack = [(value, 1)] if isinstance(value, dict | list) else []
@@ -82,6 +86,8 @@ def _deeper_than(value: Any, limit: int) -> bool:
         if level > limit:
             return True
         children = node.values() if isinstance(node, dict) else node
+        if _CONTAINERS.isdisjoint(map(type, children)):  # one C-speed pass: a record of plain values ends here
+            continue
         stack.extend((c, level + 1) for c in children if isinstance(c, dict | list))
     return False
 

@@ -75,9 +75,11 @@ class _RepeatedKey(Exception):
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> Line:
-    out = Line()
-    for key, value in pairs:
-        if key in out:
-            raise _RepeatedKey(key[:64])
-        out[key] = value
+    out = Line(pairs)  # built at C speed; a repeated key shows as a shorter dict, then named
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key[:64])
+            seen.add(key)
     return out
