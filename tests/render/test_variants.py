@@ -14,7 +14,7 @@ from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import OptionError
 from evidencepack.options import Options
 from evidencepack.render import read_blocks
-from evidencepack.render.guidance import EXAMPLE, REMINDER, SCAFFOLD
+from evidencepack.render.guidance import ANSWER_FORMS, EXAMPLE, REMINDER, SCAFFOLD
 from evidencepack.tokens.tokenizers import get_tokenizer
 from flat import grouped
 from reached import count_reached, reached
@@ -313,3 +313,24 @@ def test_cli_conflict_form(tmp_path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["report"]["settings"]["conflict_form"] is True
     assert "Reply in this form:" in out["messages"][1]["content"]
+
+
+@pytest.mark.parametrize("form", [f for f, spec in ANSWER_FORMS.items() if spec.template is not None])
+def test_every_answer_form_with_a_text_comes_last_reruns_and_has_its_flag(form: str, tmp_path, capsys) -> None:
+    """An answer form is one entry of `guidance.ANSWER_FORMS`: its text after the question, its settings key,
+    and its command-line flag all follow from that entry."""
+    import json
+
+    from evidencepack.cli import main
+
+    a = demo(**{form: True})
+    assert a.user.endswith("\n\n" + ANSWER_FORMS[form].template.substitute(prefix="S"))
+    assert a.report.settings[form] is True
+    assert [k for k in ANSWER_FORMS if a.report.settings[k]] == [form]
+    again = assemble(RECORDS, QUESTION, boundary_key=DEMO_KEY, **Options.kwargs_from_settings(a.report.settings))
+    assert again.prompt == a.prompt
+    assert main(["demo", "--records"]) == 0
+    path = tmp_path / "r.jsonl"
+    path.write_text(capsys.readouterr().out)
+    assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", ANSWER_FORMS[form].flag]) == 0
+    assert json.loads(capsys.readouterr().out)["report"]["settings"][form] is True

@@ -268,7 +268,7 @@ _YES_NO = re.compile(r"^\W*(yes|no)\b(?!\s+(?:one|longer|more|matter|need|other|
                      re.IGNORECASE)
 
 
-_RULE_LINE = re.compile(r"\A\s*[*_#]*rule[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
+_RULE_LINE = re.compile(r"\A\s*[*_#]*(?:rule|quote)[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
 
 
 def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
@@ -276,7 +276,8 @@ def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
     reader acts on. "No one may ..." and "No longer ..." open with a word, not a verdict."""
     if trap.verdict_word is None:
         return None
-    answer = _RULE_LINE.sub("", answer, count=1)  # `rule_form`'s "Rule: ..." line comes before the verdict
+    # an answer form's "Rule: ..." (`rule_form`) or "Quote: ..." (`quote_form`) line comes before the verdict
+    answer = _RULE_LINE.sub("", answer, count=1)
     first = next(iter(sentences(answer)), "")
     m = _YES_NO.match(first)
     return m.group(1).lower() if m else None

@@ -11,6 +11,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
   question's own framing) and quote the rule that says no after it.
 - `rule_form`: the same as an answer form ("Rule: ...", then "Answer: ..."), for models that copy a shape
   more readily than they follow a sentence.
+- `quote_form`: the rule copied word for word ("Quote: ...", then "Answer: ..."): small models given
+  `rule_form` often wrote only a handle on the rule line ("Rule: [S3]") and then the question's own "Yes";
+  copying a sentence is what they do most readily, and the verdict then follows a sentence they have written.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
@@ -20,6 +23,7 @@ with the question (reminder, scaffold) or the system prompt (example).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from string import Template
 
 REMINDER = Template(
@@ -41,6 +45,37 @@ RULE_FORM = Template(
     "Rule: <what the current, authoritative source says on this, with its handle, such as [${prefix}1]>\n"
     "Answer: <the answer to the question, as that rule decides it>")
 
+QUOTE_FORM = Template(
+    "Reply in this form:\n"
+    "Quote: <the sentence of the current, authoritative source that decides this, copied word for word, then "
+    "its handle, such as [${prefix}1]>\n"
+    "Answer: <the answer to the question, as that sentence decides it>")
+
+
+@dataclass(frozen=True)
+class AnswerForm:
+    """One answer form: its command-line flag and help, and its text after the question (None: rendered
+    elsewhere, as `conflict_form` is, from the conflict groups)."""
+
+    flag: str
+    help: str
+    template: Template | None
+
+
+#: Every answer form (`Layout.answer_form`), in the order the settings list them. A new form is one entry here
+#: (its option value, flag, settings key and text all follow) plus one test.
+ANSWER_FORMS: dict[str, AnswerForm] = {
+    "scaffold": AnswerForm("--scaffold", "ask for an answer form: the answer with handles, then a line naming "
+                           "conflicts", SCAFFOLD),
+    "conflict_form": AnswerForm("--conflict-form", "put the conflict groups in an answer form after the question "
+                                "(instead of the notice above the sources)", None),
+    "rule_form": AnswerForm("--rule-form", "ask for an answer form: the current authoritative source's rule with "
+                            "its handle, then the answer as that rule decides it", RULE_FORM),
+    "quote_form": AnswerForm("--quote-form", "ask for an answer form: the current authoritative source's deciding "
+                             "sentence copied word for word with its handle, then the answer as it decides it",
+                             QUOTE_FORM),
+}
+
 EXAMPLE = Template(
     "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
     "Sources: [${prefix}1] (a chat post, informal, EXPIRED) \"The library stays open until 10 pm on Fridays.\" "
@@ -50,11 +85,11 @@ EXAMPLE = Template(
     "10 pm, but it is an informal post that has expired; ${prefix}2 is current and authoritative.")
 
 
-def after_question(prefix: str, *, reminder: bool, scaffold: bool, rule_first: bool = False,
-                   rule_form: bool = False) -> str:
+def after_question(prefix: str, *, reminder: bool, answer_form: str | None, rule_first: bool = False) -> str:
     """The text that follows the question (empty when every variant is off), with its leading break."""
-    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (RULE_FIRST, rule_first),
-                                                       (SCAFFOLD, scaffold), (RULE_FORM, rule_form)) if on]
+    form = ANSWER_FORMS[answer_form].template if answer_form is not None else None
+    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (RULE_FIRST, rule_first))
+             if on] + ([form.substitute(prefix=prefix)] if form is not None else [])
     return "".join("\n\n" + p for p in parts)
 
 

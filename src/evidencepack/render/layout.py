@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, replace
 from functools import cached_property
 from string import Template
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import OptionError
 from ..optspec import check_bool, check_choice, check_number, option, optional_float
@@ -42,6 +42,7 @@ from ..passes.order import strategies
 from . import MARKINGS
 from .fields import PROFILES, resolve_profile
 from .formats import FORMATS, Format, get_format
+from .guidance import ANSWER_FORMS as FORMS
 from .guidance import after_question, example
 from .neutralise import DEFAULT_FRAME_LABELS, template_labels
 from .prompts import ABSTAIN_RULES, CONFLICT_RULES, FLAT_USER_TEMPLATE, USER_TEMPLATE, system_prompt
@@ -52,11 +53,8 @@ NOTICE_PLACEMENTS = ("sources", "question")
 BOUNDARY_SCOPES = ("selection", "key")
 #: How the notice is worded: metadata facts only, or facts plus what to do with them.
 NOTICE_STYLES = ("facts", "directive")
-#: The answer form after the question: none, the scaffold (answer with handles, then a conflicts line), or the
-#: conflict form (the conflict groups to fill in, in place of the notice above the sources).
-#: `rule_form`: the current source's rule, then the answer as that rule decides it (against the yes-bias).
-ANSWER_FORMS: tuple[str, ...] = ("scaffold", "conflict_form", "rule_form")
-AnswerForm = Literal["scaffold", "conflict_form", "rule_form"]
+#: The answer forms after the question (`guidance.ANSWER_FORMS`: each one's flag, help and text).
+ANSWER_FORMS: tuple[str, ...] = tuple(FORMS)
 
 
 def _write_answer_form(value: str | None) -> dict[str, Any]:
@@ -126,15 +124,10 @@ class Layout:
                                choices=lambda: NOTICE_STYLES)
     answer_form: str | None = option(
         None, "an answer form after the question: scaffold (the answer with handles, then a line naming "
-        "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources) or "
-        "rule_form (the current source's rule, then the answer)",
-        cli="consts", consts=(
-            ("--scaffold", "scaffold", "ask for an answer form: the answer with handles, then a line naming "
-             "conflicts"),
-            ("--conflict-form", "conflict_form", "put the conflict groups in an answer form after the question "
-             "(instead of the notice above the sources)"),
-            ("--rule-form", "rule_form", "ask for an answer form: the current authoritative source's rule with its "
-             "handle, then the answer as that rule decides it")),
+        "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources), "
+        "rule_form (the current source's rule, then the answer) or quote_form (the deciding sentence copied, "
+        "then the answer)",
+        cli="consts", consts=tuple((form.flag, name, form.help) for name, form in FORMS.items()),
         write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
     rule_first: bool = option(False, "after the question, ask for the current authoritative source's rule, with "
@@ -189,9 +182,7 @@ class Layout:
 
     def _check_forms(self) -> None:
         on = [n for n, v in (("reminder", self.reminder), ("rule_first", self.rule_first),
-                             ("scaffold", self.answer_form == "scaffold"),
-                             ("example", self.example), ("conflict_form", self.answer_form == "conflict_form"),
-                             ("rule_form", self.answer_form == "rule_form")) if v]
+                             (self.answer_form, self.answer_form is not None), ("example", self.example)) if v]
         if on and not self.has_blocks:
             raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
         if self.answer_form == "conflict_form" and (
@@ -266,8 +257,8 @@ class Layout:
         """What follows the question: the reminder and the scaffold, when on."""
         if not self.has_blocks:
             return ""
-        return after_question(self.handle_prefix, reminder=self.reminder, scaffold=self.answer_form == "scaffold",
-                              rule_first=self.rule_first, rule_form=self.answer_form == "rule_form")
+        return after_question(self.handle_prefix, reminder=self.reminder, answer_form=self.answer_form,
+                              rule_first=self.rule_first)
 
 
 #: Prompt variants by name (the eval harness's `+variant` parts): each switches on options of the layout.
@@ -285,6 +276,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "mention": {"conflict_policy": "withhold", "mention_withheld": True},  # withhold, saying what was left out
     "rule-first": {"rule_first": True},  # the current source's rule, with its handle, before any verdict
     "rule-form": {"answer_form": "rule_form"},  # the same as an answer form: "Rule: ...", then "Answer: ..."
+    "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
 }
 
