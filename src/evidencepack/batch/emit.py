@@ -12,6 +12,7 @@ the answer, so the request fits the model's window as counted.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..report import Assembly
@@ -30,17 +31,37 @@ class EmitError(ValueError):
 def emit_line(fmt: str, request_id: str, assembly: Assembly, *, model: str | None) -> dict[str, Any]:
     """One request line of `fmt` for `assembly`."""
     max_tokens = int(assembly.report.budget["output_reserve"])
+    if fmt == "anthropic-batch":  # the assembly's own blocks carry its cache breakpoints
+        return _anthropic_line(request_id, {"model": model, "max_tokens": max_tokens, **assembly.anthropic()})
+    return emit_messages(fmt, request_id, assembly.messages, model=model, max_tokens=max_tokens)
+
+
+def emit_messages(fmt: str, request_id: str, messages: list[dict[str, str]], *, model: str | None,
+                  max_tokens: int, sampling: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One request line of `fmt` for chat messages as sent (the evaluation harness's prompts, which may carry
+    more than an assembly: a reminder after the question, a second call). `sampling` (`temperature`, `seed`)
+    goes where each API takes it; Anthropic has no seed."""
+    sampling = dict(sampling or {})
     if fmt == "openai-batch":
-        body: dict[str, Any] = {"model": model, "messages": assembly.messages, "max_completion_tokens": max_tokens}
+        body: dict[str, Any] = {"model": model, "messages": messages, "max_completion_tokens": max_tokens, **sampling}
         return {"custom_id": request_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
     if fmt == "anthropic-batch":
-        if not ANTHROPIC_ID.fullmatch(request_id):
-            raise EmitError("Anthropic's custom_id takes 1 to 64 letters, digits, '_' or '-'")
-        return {"custom_id": request_id, "params": {"model": model, "max_tokens": max_tokens, **assembly.anthropic()}}
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        rest = [m for m in messages if m["role"] != "system"]
+        params: dict[str, Any] = {"model": model, "max_tokens": max_tokens, **({"system": system} if system else {}),
+                                  "messages": rest}
+        if "temperature" in sampling:
+            params["temperature"] = sampling["temperature"]
+        return _anthropic_line(request_id, params)
     if fmt == "chat-jsonl":
-        out: dict[str, Any] = {"id": request_id, "messages": assembly.messages}
+        out: dict[str, Any] = {"id": request_id, "messages": messages}
         if model is not None:
             out["model"] = model
-        out["max_tokens"] = max_tokens
-        return out
+        return {**out, "max_tokens": max_tokens, **sampling}
     raise EmitError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+def _anthropic_line(request_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    if not ANTHROPIC_ID.fullmatch(request_id):
+        raise EmitError("Anthropic's custom_id takes 1 to 64 letters, digits, '_' or '-'")
+    return {"custom_id": request_id, "params": params}

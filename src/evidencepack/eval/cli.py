@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..batch.emit import FORMATS as EMIT_FORMATS
 from ..errors import DatasetError, EvidencepackError
 from .backends import NOT_CACHED, Backend, CacheOnlyBackend, Sampling, make_backend
 from .cache import AnswerCache
@@ -33,6 +35,7 @@ from .experiments import (
     guard_kinds,
 )
 from .judge import LLMJudge
+from .provider_batch import DEFERRED, DeferredBackend, import_answers, write_requests
 from .report import plot_positions, plot_traps, sweep_report, trap_report
 from .report_html import plots_from, sweep_report_html, trap_report_html
 
@@ -71,6 +74,12 @@ def _common(p: argparse.ArgumentParser, max_tokens: int) -> None:
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0, help="sampling seed and sweep shuffle seed (default 0)")
     p.add_argument("--notes", help="a markdown file appended to report.md (e.g. the judge audit)")
+    p.add_argument("--emit", choices=EMIT_FORMATS,
+                   help="make no calls: write every prompt not in the answer cache to OUT/batch-requests.jsonl for "
+                        "a provider's batch API (custom_id: the cache key), then rerun with --import-answers")
+    p.add_argument("--import-answers", action="append", default=[], metavar="RESULTS",
+                   help="put a batch results file (OpenAI, Anthropic, vLLM run_batch, or {id, answer} lines) into "
+                        "the answer cache before the run (repeatable)")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--count-model", help="the model whose tokenizer and chat template count the prompt (a .gguf "
@@ -189,7 +198,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
     backend = _backend(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cache = AnswerCache(args.cache or out / "cache")
+    cache = _answer_cache(args, out)
     run = InjectionRun(backend, tasks, corpora, sampling, cache, conditions, args.concurrency,
                        None if args.quiet else lambda label: progress_bar(label), model=_count_model(args))
     rows, left_out = _cached_rows(args, run.run())
@@ -200,22 +209,39 @@ def cmd_injections(args: argparse.Namespace) -> int:
     _write(out, rows, report)
     (out / "report.html").write_text("<!doctype html><meta charset=utf-8><pre>" + html.escape(report) + "</pre>",
                                      encoding="utf-8")
-    return _finish(out, rows, cache, args.cache_only)
+    return _done(out, rows, cache, args, backend)
 
 
 def _backend(args: argparse.Namespace) -> Backend:
+    if getattr(args, "emit", None) and args.backend == "http":  # no server is called: none needs to be named
+        return DeferredBackend("http", args.model or os.environ.get("EVIDENCEPACK_MODEL") or "")
     backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
                            api_key=args.api_key, timeout=args.timeout)
+    if getattr(args, "emit", None):
+        return DeferredBackend(backend.name, backend.model, backend.is_model)
     if getattr(args, "cache_only", False):
         return CacheOnlyBackend(backend.name, backend.model, backend.is_model)
     return backend
 
 
+def _answer_cache(args: argparse.Namespace, out: Path) -> AnswerCache:
+    """The run's answer cache, with any batch results (--import-answers) put into it first."""
+    cache = AnswerCache(args.cache or out / "cache")
+    if args.import_answers:
+        imported = import_answers(args.import_answers, cache)
+        print(f"imported {imported.answers} answers into {cache.dir}"
+              + (f"; {len(imported.failures)} lines brought none" if imported.failures else ""), file=sys.stderr)
+        for failure in imported.failures[:10]:
+            print(f"  {failure}", file=sys.stderr)
+    return cache
+
+
 def _cached_rows(args: argparse.Namespace, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
-    """With --cache-only, the rows whose answer was cached, and a note saying how many were left out."""
-    if not args.cache_only:
+    """With --cache-only or --emit, the rows whose answer was cached, and a note saying how many were left
+    out."""
+    if not (args.cache_only or args.emit):
         return rows, ""
-    kept = [r for r in rows if r.get("error") != NOT_CACHED]
+    kept = [r for r in rows if r.get("error") not in (NOT_CACHED, DEFERRED)]
     missing = len(rows) - len(kept)
     return kept, f"{missing} of {len(rows)} prompts were not in the answer cache and are left out" if missing else ""
 
@@ -250,7 +276,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cache = AnswerCache(args.cache or out / "cache")
+    cache = _answer_cache(args, out)
     run = TrapRun(backend, traps, corpus, sampling, cache, conditions, args.concurrency, default_validator(),
                   LLMJudge(backend, cache) if args.llm_judge else None,
                   None if args.quiet else lambda label: progress_bar(label), model=_count_model(args),
@@ -272,7 +298,7 @@ def cmd_traps(args: argparse.Namespace) -> int:
     _write(out, rows, trap_report(rows, meta, notes))
     (out / "report.html").write_text(trap_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "traps.png"]), skipped), encoding="utf-8")
-    return _finish(out, rows, cache, args.cache_only)
+    return _done(out, rows, cache, args, backend)
 
 
 def cmd_positions(args: argparse.Namespace) -> int:
@@ -291,7 +317,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cache = AnswerCache(args.cache or out / "cache")
+    cache = _answer_cache(args, out)
     run = SweepRun(backend, items, sampling, cache, args.concurrency,
                    progress=None if args.quiet else progress_bar("positions"), model=_count_model(args))
     rows, left_out = _cached_rows(args, run.run())
@@ -308,7 +334,7 @@ def cmd_positions(args: argparse.Namespace) -> int:
     (out / "report.html").write_text(sweep_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "positions.png"]), skipped),
         encoding="utf-8")
-    return _finish(out, rows, cache, args.cache_only)
+    return _done(out, rows, cache, args, backend)
 
 
 def _count_model(args: argparse.Namespace) -> Any:
@@ -341,6 +367,17 @@ def cmd_tokens(args: argparse.Namespace) -> int:
               f"window {args.window}\n")
         print(token_table(rows))
     return 0 if all(r.ok for r in rows) else 1
+
+
+def _done(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache, args: argparse.Namespace,
+          backend: Backend) -> int:
+    """Under --emit, write the deferred prompts as a provider's batch file; else `_finish`."""
+    if not isinstance(backend, DeferredBackend):
+        return _finish(out, rows, cache, args.cache_only)
+    n = write_requests(out / "batch-requests.jsonl", args.emit, backend)
+    print(f"wrote {n} {args.emit} requests to {out}/batch-requests.jsonl ({cache.hits} answers already cached); "
+          "submit them, then rerun with --import-answers RESULTS --cache-only")
+    return 0
 
 
 def _finish(out: Path, rows: Sequence[dict[str, Any]], cache: AnswerCache, cache_only: bool = False) -> int:

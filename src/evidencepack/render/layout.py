@@ -182,7 +182,7 @@ class Layout:
 
     def _check_forms(self) -> None:
         on = [n for n, v in (("reminder", self.reminder), ("rule_first", self.rule_first),
-                             (self.answer_form, self.answer_form is not None), ("example", self.example)) if v]
+                             (self.answer_form or "", self.answer_form is not None), ("example", self.example)) if v]
         if on and not self.has_blocks:
             raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
         if self.answer_form == "conflict_form" and (
