@@ -182,3 +182,32 @@ def test_generator_reproduces_the_bundled_files(tmp_path: Path) -> None:
         (data / "injection_attacks.jsonl").read_text("utf-8")
     assert "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in gen.tasks(atts, questions)) == \
         (data / "injection_tasks.jsonl").read_text("utf-8")
+
+
+def test_missing_it_corpus_is_an_error_not_a_skip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A run from a copy of src/ without tests/ once dropped the IT tasks silently; now it stops and says how."""
+    import evidencepack.eval.injections as inj
+
+    missing = tmp_path / "no-such-corpus.jsonl"
+    monkeypatch.setattr(inj, "IT_CORPUS", missing)
+    for argv in (["--count-calls"], ["--count-calls", "--corpus", "it"],
+                 ["--count-calls", "--corpus", "hr", "--it-corpus", str(missing)]):
+        code = main(["eval", "injections", "--split", "heldout", "--per-category", "1", *argv])
+        err = capsys.readouterr().err
+        if "hr" in argv:  # the HR tasks alone, deliberately: the IT path is never read
+            assert code == 0
+        else:
+            assert code == 2 and str(missing) in err and "--it-corpus" in err and "--corpus hr" in err
+    assert set(load_corpora(corpus="hr")) == {"hr"}
+    with pytest.raises(OptionError):
+        load_corpora(corpus="fr")
+
+
+def test_corpus_selector_picks_the_tasks(capsys: pytest.CaptureFixture[str]) -> None:
+    counts = {}
+    for corpus in ("hr", "it", "both"):
+        assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--corpus", corpus,
+                     "--conditions", "structured"]) == 0
+        counts[corpus] = int(capsys.readouterr().out.split()[0])
+    assert counts["hr"] > 0 and counts["it"] > 0 and counts["hr"] + counts["it"] == counts["both"]

@@ -149,7 +149,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _injections_parser(sub: Any, raw: Any) -> None:
-    from .injections import DEFAULT_CONDITIONS, INJECTION_PARTS, SCREEN_THRESHOLD
+    from .injections import CORPUS_CHOICES, DEFAULT_CONDITIONS, INJECTION_PARTS, SCREEN_THRESHOLD
 
     i = sub.add_parser("injections", help="attack success rate and utility with instructions planted in records",
                        formatter_class=raw, epilog="example:\n  evidencepack eval injections --base-url "
@@ -165,7 +165,11 @@ def _injections_parser(sub: Any, raw: Any) -> None:
                         f"{', '.join('+' + p for p in INJECTION_PARTS)} "
                         f"(screen: injection_threshold={SCREEN_THRESHOLD})")
     i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl)")
-    i.add_argument("--it-corpus", help="the IT corpus JSONL (default: tests/data/holdout_it_corpus.jsonl)")
+    i.add_argument("--corpus", choices=CORPUS_CHOICES, default="both",
+                   help="the tasks of the bundled HR corpus, of the held-out IT corpus, or both (default both; a "
+                        "selected corpus that cannot be read is an error, never skipped)")
+    i.add_argument("--it-corpus", help="the IT corpus JSONL (default: tests/data/holdout_it_corpus.jsonl in the "
+                                       "source tree)")
     i.add_argument("--count-calls", action="store_true",
                    help="print how many distinct prompts the run would send, and exit (no calls)")
     i.set_defaults(eval_func=cmd_injections)
@@ -174,7 +178,7 @@ def _injections_parser(sub: Any, raw: Any) -> None:
 def cmd_injections(args: argparse.Namespace) -> int:
     from .injections import InjectionRun, injection_report, load_corpora, load_tasks, sample
 
-    corpora = load_corpora(args.it_corpus)
+    corpora = load_corpora(args.it_corpus, args.corpus)
     tasks = [t for t in load_tasks(args.tasks, split=args.split) if t.question.corpus in corpora]
     tasks = sample(tasks, args.per_category)
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]

@@ -320,17 +320,27 @@ class InjectionRun:
         return rows
 
 
-def load_corpora(it_corpus: str | Path | None = None) -> dict[str, Sequence[Record]]:
-    """The bundled HR corpus and the held-out IT corpus (left out when its file is absent, e.g. installed
-    without the source tree)."""
-    from ..data import corpus
+CORPUS_CHOICES = ("hr", "it", "both")
 
-    out: dict[str, Sequence[Record]] = {"hr": corpus()}
-    path = Path(it_corpus) if it_corpus else IT_CORPUS
-    if path.is_file():
+
+def load_corpora(it_corpus: str | Path | None = None, corpus: str = "both") -> dict[str, Sequence[Record]]:
+    """The corpora `corpus` selects: the bundled HR corpus, the held-out IT corpus (read from `it_corpus`,
+    default `IT_CORPUS` in the source tree), or both. A selected corpus that cannot be read is a
+    `DatasetError` naming the path and the flags: tasks are never skipped silently (a run from an installed
+    copy without tests/ once reported one corpus as if it were two)."""
+    from ..data import corpus as bundled
+
+    if corpus not in CORPUS_CHOICES:
+        raise OptionError(f"corpus must be one of {', '.join(CORPUS_CHOICES)}, got {corpus!r}")
+    out: dict[str, Sequence[Record]] = {}
+    if corpus in ("hr", "both"):
+        out["hr"] = bundled()
+    if corpus in ("it", "both"):
+        path = Path(it_corpus) if it_corpus else IT_CORPUS
+        if not path.is_file():
+            raise DatasetError(f"IT corpus not found: {path} (the IT tasks need it: pass --it-corpus PATH, or "
+                               "--corpus hr to run the HR tasks alone)")
         out["it"] = load_jsonl(path)
-    elif it_corpus:
-        raise DatasetError(f"IT corpus not found: {path}")
     return out
 
 
