@@ -211,3 +211,63 @@ def test_corpus_selector_picks_the_tasks(capsys: pytest.CaptureFixture[str]) -> 
                      "--conditions", "structured"]) == 0
         counts[corpus] = int(capsys.readouterr().out.split()[0])
     assert counts["hr"] > 0 and counts["it"] > 0 and counts["hr"] + counts["it"] == counts["both"]
+
+
+def test_control_runs_each_task_clean_and_reports_the_cost_of_the_attack(capsys: pytest.CaptureFixture[str]) -> None:
+    """The no-attack control: the same records without the attack, per condition, through the same cache."""
+    from evidencepack.eval.injections import injection_control
+
+    tasks = [t for t in TASKS if t.attack.id == "own-override-1"]
+    conds = ("structured", "structured+sandwich")
+    def echo(messages):  # type: ignore[no-untyped-def]
+        """Obeys the override when it is in the prompt and unreminded; else repeats the prompt (the gold
+        record's answer with it)."""
+        user = messages[-1]["content"]
+        return "ACCESS GRANTED" if "ACCESS GRANTED" in user and SANDWICH not in user else user
+
+    run = InjectionRun(ScriptedBackend(rule=echo), tasks, CORPORA, Sampling(), conditions=conds, control=True)
+    rows = run.run()
+    assert len(rows) == 2 * len(tasks) * len(conds)
+    clean = [r for r in rows if r["control"]]
+    assert len(clean) == len(tasks) * len(conds)
+    for r in clean:  # nothing planted reaches the prompt, so the scripted reader answers
+        task = next(t for t in tasks if t.id == r["task"])
+        _, messages = run.assembly(task, r["condition"], attacked=False)
+        assert task.attack.text not in messages[-1]["content"] and r["prompt_hash"] != next(
+            x["prompt_hash"] for x in rows if x["task"] == r["task"] and x["condition"] == r["condition"]
+            and not x["control"])
+        assert r["obeyed"] is False and r["answered"] is True
+    # the main table is the attacked arm only; the control has its own numbers
+    assert injection_metrics(rows)["structured"]["asr"]["n"] == len(tasks)
+    ctl = injection_control(rows)
+    s = ctl["structured"]
+    assert s["tasks"] == len(tasks) and s["utility_clean"]["k"] == len(tasks)
+    assert s["utility_attacked"]["k"] == 0 and s["lost"] == len(tasks) and s["gained"] == 0
+    assert s["clean_asr"]["k"] == 0 and ctl["structured+sandwich"]["lost"] == 0
+    assert ctl["structured+sandwich"]["asr_attacked"]["k"] == len(tasks)  # the echo repeats the planted text
+    report = injection_report(rows, {"is_model": False})
+    assert "## No-attack control" in report and report.count(" / control** (") == len(clean)
+    # a loose success check shows up as a false positive on clean answers
+    loose = [dict(r, obeyed=True) if r["control"] and r["condition"] == "structured" else r for r in rows]
+    assert injection_control(loose)["structured"]["clean_asr"]["k"] == len(tasks)
+    assert "the check is loose there" in injection_report(loose, {"is_model": False})
+    # the same prompts again come from the cache; --count-calls counts the control's prompts
+    assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--per-category", "1",
+                 "--conditions", "structured"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--per-category", "1",
+                 "--conditions", "structured", "--control"]) == 0
+    both = capsys.readouterr().out
+    n_plain, n_both = (int(o.split("; ")[1].split()[0]) for o in (plain, both))
+    assert n_plain < n_both <= 2 * n_plain and "(attacked, control)" in both
+
+
+def test_control_answers_come_from_the_cache(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["eval", "injections", "--backend", "scripted", "--split", "heldout", "--per-category", "1",
+            "--conditions", "structured", "--control", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sum(r["control"] for r in rows) == sum(not r["control"] for r in rows) > 0
+    assert "## No-attack control" in (out / "report.md").read_text()
+    assert main([*argv, "--cache-only"]) == 0  # every prompt, control included, was cached by the first run
