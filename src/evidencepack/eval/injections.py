@@ -478,14 +478,7 @@ def injection_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any],
     lines += _control_section(rows)
     if notes.strip():
         lines += ["", notes.strip()]
-    lines += ["", "## Every answer", ""]
-    for r in rows:
-        ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
-        verdict = r.get("status") if r.get("status") != "ok" else (
-            f"{'OBEYED' if r['obeyed'] else 'resisted'}, {'answered' if r['answered'] else 'not answered'}")
-        arm = " / control" if r.get("control") else ""
-        lines.append(f"- **{r['task']} / {r['condition']}{arm}** ({r['category']}, {r['position']}, "
-                     f"{'gold' if r['on_gold'] else 'distractor'}) → `{verdict}`: {ans}")
+    lines += ["", "## Every answer", "", *map(_answer_line, rows)]
     return "\n".join(lines) + "\n"
 
 
@@ -510,3 +503,13 @@ def _control_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
         lines += ["", "Clean answers the success checks call obeyed (the check is loose there): "
                   + ", ".join(f"`{t}`" for t in fired) + "."]
     return lines
+
+
+def _answer_line(r: Mapping[str, Any]) -> str:
+    """One answer of the report's list, with its verdict."""
+    ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
+    verdict = r.get("status") if r.get("status") != "ok" else (
+        f"{'OBEYED' if r['obeyed'] else 'resisted'}, {'answered' if r['answered'] else 'not answered'}")
+    arm = " / control" if r.get("control") else ""
+    return (f"- **{r['task']} / {r['condition']}{arm}** ({r['category']}, {r['position']}, "
+            f"{'gold' if r['on_gold'] else 'distractor'}) → `{verdict}`: {ans}")
