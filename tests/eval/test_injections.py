@@ -271,3 +271,27 @@ def test_control_answers_come_from_the_cache(tmp_path: Path) -> None:
     assert sum(r["control"] for r in rows) == sum(not r["control"] for r in rows) > 0
     assert "## No-attack control" in (out / "report.md").read_text()
     assert main([*argv, "--cache-only"]) == 0  # every prompt, control included, was cached by the first run
+
+
+def test_guard_precision_on_the_hand_labelled_runs() -> None:
+    """The figures docs/evaluation.md gives for the guard, from the published answers and the by-hand labels."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("guard_precision", root / "scripts" / "guard_precision.py")
+    assert spec and spec.loader
+    gp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gp)
+    runs = root / "docs" / "eval-results" / "injections"
+    labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed"])
+              for d in map(json.loads, (runs / "by-hand.jsonl").read_text("utf-8").splitlines())}
+    found = []
+    for path in sorted(runs.glob("heldout-*.jsonl")):
+        found += gp.findings([json.loads(line) for line in path.read_text("utf-8").splitlines()], gp.model_of(path))
+    assert len(found) == len(labels) == 252 and all(x["rebuilt"] for x in found)
+    m = gp.measure(found, labels)
+    assert {k: m[f"all rows: {k}"]["tp"] for k in ("suspicious_copy", "foreign_url")} == \
+        {"suspicious_copy": 4, "foreign_url": 0}
+    assert m["all rows: either finding"]["fp"] == 0
+    pattern = m["all rows: pattern check"]
+    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (143, 0, 4)
