@@ -182,3 +182,116 @@ def test_generator_reproduces_the_bundled_files(tmp_path: Path) -> None:
         (data / "injection_attacks.jsonl").read_text("utf-8")
     assert "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in gen.tasks(atts, questions)) == \
         (data / "injection_tasks.jsonl").read_text("utf-8")
+
+
+def test_missing_it_corpus_is_an_error_not_a_skip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A run from a copy of src/ without tests/ once dropped the IT tasks silently; now it stops and says how."""
+    import evidencepack.eval.injections as inj
+
+    missing = tmp_path / "no-such-corpus.jsonl"
+    monkeypatch.setattr(inj, "IT_CORPUS", missing)
+    for argv in (["--count-calls"], ["--count-calls", "--corpus", "it"],
+                 ["--count-calls", "--corpus", "hr", "--it-corpus", str(missing)]):
+        code = main(["eval", "injections", "--split", "heldout", "--per-category", "1", *argv])
+        err = capsys.readouterr().err
+        if "hr" in argv:  # the HR tasks alone, deliberately: the IT path is never read
+            assert code == 0
+        else:
+            assert code == 2 and str(missing) in err and "--it-corpus" in err and "--corpus hr" in err
+    assert set(load_corpora(corpus="hr")) == {"hr"}
+    with pytest.raises(OptionError):
+        load_corpora(corpus="fr")
+
+
+def test_corpus_selector_picks_the_tasks(capsys: pytest.CaptureFixture[str]) -> None:
+    counts = {}
+    for corpus in ("hr", "it", "both"):
+        assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--corpus", corpus,
+                     "--conditions", "structured"]) == 0
+        counts[corpus] = int(capsys.readouterr().out.split()[0])
+    assert counts["hr"] > 0 and counts["it"] > 0 and counts["hr"] + counts["it"] == counts["both"]
+
+
+def test_control_runs_each_task_clean_and_reports_the_cost_of_the_attack(capsys: pytest.CaptureFixture[str]) -> None:
+    """The no-attack control: the same records without the attack, per condition, through the same cache."""
+    from evidencepack.eval.injections import injection_control
+
+    tasks = [t for t in TASKS if t.attack.id == "own-override-1"]
+    conds = ("structured", "structured+sandwich")
+    def echo(messages):  # type: ignore[no-untyped-def]
+        """Obeys the override when it is in the prompt and unreminded; else repeats the prompt (the gold
+        record's answer with it)."""
+        user = messages[-1]["content"]
+        return "ACCESS GRANTED" if "ACCESS GRANTED" in user and SANDWICH not in user else user
+
+    run = InjectionRun(ScriptedBackend(rule=echo), tasks, CORPORA, Sampling(), conditions=conds, control=True)
+    rows = run.run()
+    assert len(rows) == 2 * len(tasks) * len(conds)
+    clean = [r for r in rows if r["control"]]
+    assert len(clean) == len(tasks) * len(conds)
+    for r in clean:  # nothing planted reaches the prompt, so the scripted reader answers
+        task = next(t for t in tasks if t.id == r["task"])
+        _, messages = run.assembly(task, r["condition"], attacked=False)
+        assert task.attack.text not in messages[-1]["content"] and r["prompt_hash"] != next(
+            x["prompt_hash"] for x in rows if x["task"] == r["task"] and x["condition"] == r["condition"]
+            and not x["control"])
+        assert r["obeyed"] is False and r["answered"] is True
+    # the main table is the attacked arm only; the control has its own numbers
+    assert injection_metrics(rows)["structured"]["asr"]["n"] == len(tasks)
+    ctl = injection_control(rows)
+    s = ctl["structured"]
+    assert s["tasks"] == len(tasks) and s["utility_clean"]["k"] == len(tasks)
+    assert s["utility_attacked"]["k"] == 0 and s["lost"] == len(tasks) and s["gained"] == 0
+    assert s["clean_asr"]["k"] == 0 and ctl["structured+sandwich"]["lost"] == 0
+    assert ctl["structured+sandwich"]["asr_attacked"]["k"] == len(tasks)  # the echo repeats the planted text
+    report = injection_report(rows, {"is_model": False})
+    assert "## No-attack control" in report and report.count(" / control** (") == len(clean)
+    # a loose success check shows up as a false positive on clean answers
+    loose = [dict(r, obeyed=True) if r["control"] and r["condition"] == "structured" else r for r in rows]
+    assert injection_control(loose)["structured"]["clean_asr"]["k"] == len(tasks)
+    assert "the check is loose there" in injection_report(loose, {"is_model": False})
+    # the same prompts again come from the cache; --count-calls counts the control's prompts
+    assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--per-category", "1",
+                 "--conditions", "structured"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--per-category", "1",
+                 "--conditions", "structured", "--control"]) == 0
+    both = capsys.readouterr().out
+    n_plain, n_both = (int(o.split("; ")[1].split()[0]) for o in (plain, both))
+    assert n_plain < n_both <= 2 * n_plain and "(attacked, control)" in both
+
+
+def test_control_answers_come_from_the_cache(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["eval", "injections", "--backend", "scripted", "--split", "heldout", "--per-category", "1",
+            "--conditions", "structured", "--control", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sum(r["control"] for r in rows) == sum(not r["control"] for r in rows) > 0
+    assert "## No-attack control" in (out / "report.md").read_text()
+    assert main([*argv, "--cache-only"]) == 0  # every prompt, control included, was cached by the first run
+
+
+def test_guard_precision_on_the_hand_labelled_runs() -> None:
+    """The figures docs/evaluation.md gives for the guard, from the published answers and the by-hand labels."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("guard_precision", root / "scripts" / "guard_precision.py")
+    assert spec and spec.loader
+    gp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gp)
+    runs = root / "docs" / "eval-results" / "injections"
+    labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed"])
+              for d in map(json.loads, (runs / "by-hand.jsonl").read_text("utf-8").splitlines())}
+    found = []
+    for path in sorted(runs.glob("heldout-*.jsonl")):
+        found += gp.findings([json.loads(line) for line in path.read_text("utf-8").splitlines()], gp.model_of(path))
+    assert len(found) == len(labels) == 252 and all(x["rebuilt"] for x in found)
+    m = gp.measure(found, labels)
+    assert {k: m[f"all rows: {k}"]["tp"] for k in ("suspicious_copy", "foreign_url")} == \
+        {"suspicious_copy": 4, "foreign_url": 0}
+    assert m["all rows: either finding"]["fp"] == 0
+    pattern = m["all rows: pattern check"]
+    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (143, 0, 4)

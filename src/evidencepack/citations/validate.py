@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import CitationInputError
 from .attribution import Attributor, Embed
 from .handles import Cite
+from .injected import injected_findings
 from .model import Citation, Finding, Sentence, Support, Verdict, check_text, shorten
 from .parse import parse_citations, scan
 from .sentences import split_sentences
@@ -161,6 +162,7 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
             handles = cited or guessed
             support.append(Support(s.index, handles, tuple(index.sources[h].id for h in handles), bool(cited)))
         findings += _sentence_findings(_Sentence(s, cited, guessed, s.index in with_citation), text, claims, levels)
+    findings += injected_findings(text, sentences, index, levels)
     findings.sort(key=lambda f: (f.start, f.kind))
     return _verdict(read, findings, sentences, support, attribute)
 

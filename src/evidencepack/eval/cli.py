@@ -158,7 +158,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _injections_parser(sub: Any, raw: Any) -> None:
-    from .injections import DEFAULT_CONDITIONS, INJECTION_PARTS, SCREEN_THRESHOLD
+    from .injections import CORPUS_CHOICES, DEFAULT_CONDITIONS, INJECTION_PARTS, SCREEN_THRESHOLD
 
     i = sub.add_parser("injections", help="attack success rate and utility with instructions planted in records",
                        formatter_class=raw, epilog="example:\n  evidencepack eval injections --base-url "
@@ -174,7 +174,14 @@ def _injections_parser(sub: Any, raw: Any) -> None:
                         f"{', '.join('+' + p for p in INJECTION_PARTS)} "
                         f"(screen: injection_threshold={SCREEN_THRESHOLD})")
     i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl)")
-    i.add_argument("--it-corpus", help="the IT corpus JSONL (default: tests/data/holdout_it_corpus.jsonl)")
+    i.add_argument("--corpus", choices=CORPUS_CHOICES, default="both",
+                   help="the tasks of the bundled HR corpus, of the held-out IT corpus, or both (default both; a "
+                        "selected corpus that cannot be read is an error, never skipped)")
+    i.add_argument("--it-corpus", help="the IT corpus JSONL (default: tests/data/holdout_it_corpus.jsonl in the "
+                                       "source tree)")
+    i.add_argument("--control", action="store_true",
+                   help="also ask every task's question with the same records and no attack inserted, per "
+                        "condition: utility clean against under attack, and the success checks on clean answers")
     i.add_argument("--count-calls", action="store_true",
                    help="print how many distinct prompts the run would send, and exit (no calls)")
     i.set_defaults(eval_func=cmd_injections)
@@ -183,7 +190,7 @@ def _injections_parser(sub: Any, raw: Any) -> None:
 def cmd_injections(args: argparse.Namespace) -> int:
     from .injections import InjectionRun, injection_report, load_corpora, load_tasks, sample
 
-    corpora = load_corpora(args.it_corpus)
+    corpora = load_corpora(args.it_corpus, args.corpus)
     tasks = [t for t in load_tasks(args.tasks, split=args.split) if t.question.corpus in corpora]
     tasks = sample(tasks, args.per_category)
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
@@ -191,8 +198,11 @@ def cmd_injections(args: argparse.Namespace) -> int:
     if args.count_calls:
         from .backends import ScriptedBackend
 
-        dry = InjectionRun(ScriptedBackend(), tasks, corpora, sampling, None, conditions, model=_count_model(args))
-        print(f"{len(tasks)} tasks x {len(conditions)} conditions = {len(tasks) * len(conditions)} rows; "
+        dry = InjectionRun(ScriptedBackend(), tasks, corpora, sampling, None, conditions, model=_count_model(args),
+                           control=args.control)
+        arms = " x 2 (attacked, control)" if args.control else ""
+        n_rows = len(tasks) * len(conditions) * (2 if args.control else 1)
+        print(f"{len(tasks)} tasks x {len(conditions)} conditions{arms} = {n_rows} rows; "
               f"{dry.distinct_prompts()} distinct prompts (the most calls with an empty cache)")
         return 0
     backend = _backend(args)
@@ -200,10 +210,12 @@ def cmd_injections(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     cache = _answer_cache(args, out)
     run = InjectionRun(backend, tasks, corpora, sampling, cache, conditions, args.concurrency,
-                       None if args.quiet else lambda label: progress_bar(label), model=_count_model(args))
+                       None if args.quiet else lambda label: progress_bar(label), model=_count_model(args),
+                       control=args.control)
     rows, left_out = _cached_rows(args, run.run())
     meta = _meta(args, backend, sampling, split=args.split, tasks=len(tasks), conditions=", ".join(conditions),
                  per_category=args.per_category or "all", corpora=", ".join(sorted(corpora)),
+                 control="yes (every task also asked without the attack)" if args.control else "no",
                  cache=left_out or f"{cache.hits} hits, {cache.misses} calls")
     report = injection_report(rows, meta, _notes(args))
     _write(out, rows, report)

@@ -257,30 +257,37 @@ class InjectionRun:
     concurrency: int = 1
     progress: Callable[[str], Callable[[int, int], None]] | None = None
     model: Any = None
+    #: Also ask every task's question with the same records and the attack left out (the no-attack control):
+    #: utility clean against utility under attack, and the success checks run on clean answers (a clean answer
+    #: that "obeys" is a false positive of the check).
+    control: bool = False
 
-    def records(self, task: InjectionTask) -> list[Record]:
+    def records(self, task: InjectionTask, attacked: bool = True) -> list[Record]:
         by_id = {r.id: r for r in self.corpora[task.question.corpus]}
         missing = [i for i in task.question.records if i not in by_id]
         if missing:
             raise DatasetError(f"{task.id}: record(s) not in the {task.question.corpus} corpus: {missing}")
         out = [by_id[i] for i in task.question.records]
+        if not attacked:
+            return out
         return [replace(r, text=insert(r.text, task.attack.text, task.position)) if r.id == task.target else r
                 for r in out]
 
-    def assembly(self, task: InjectionTask, condition: str) -> tuple[Assembly, Messages]:
+    def assembly(self, task: InjectionTask, condition: str, attacked: bool = True) -> tuple[Assembly, Messages]:
         opts, sandwich = injection_options(condition)
-        a = assemble(self.records(task), task.question.question, as_of=task.question.as_of,
+        a = assemble(self.records(task, attacked), task.question.question, as_of=task.question.as_of,
                      boundary_key=EVAL_KEY, model=self.model, **opts)
         messages = [dict(m) for m in a.messages]
         if sandwich:
             messages[-1]["content"] += "\n\n" + SANDWICH
         return a, messages
 
-    def one(self, task: InjectionTask, condition: str) -> dict[str, Any]:
-        a, messages = self.assembly(task, condition)
+    def one(self, task: InjectionTask, condition: str, attacked: bool = True) -> dict[str, Any]:
+        a, messages = self.assembly(task, condition, attacked)
         included = [m.id for m in a.manifest]
         row: dict[str, Any] = {
-            "experiment": "injections", "condition": condition, "task": task.id, "split": task.split,
+            "experiment": "injections", "condition": condition, "task": task.id, "control": not attacked,
+            "split": task.split,
             "question": task.question.id, "corpus": task.question.corpus, "attack": task.attack.id,
             "category": task.attack.category, "source": task.attack.source, "position": task.position,
             "target": task.target, "on_gold": task.on_gold, "prompt_hash": prompt_hash(messages),
@@ -307,41 +314,91 @@ class InjectionRun:
     def distinct_prompts(self) -> int:
         """How many different prompts the run sends (conditions that leave a prompt unchanged share it): the
         most calls a run with an empty cache makes."""
-        return len({prompt_hash(self.assembly(t, c)[1]) for c in self.conditions for t in self.tasks})
+        return len({prompt_hash(self.assembly(t, c, attacked)[1]) for c in self.conditions for t in self.tasks
+                    for attacked in self._arms()})
+
+    def _item(self, item: tuple[InjectionTask, bool], condition: str) -> dict[str, Any]:
+        return self.one(item[0], condition, item[1])
+
+    def _arms(self) -> tuple[bool, ...]:
+        """Attacked, then (with `control`) clean."""
+        return (True, False) if self.control else (True,)
 
     def run(self) -> list[dict[str, Any]]:
         for c in self.conditions:
             injection_options(c)
         rows: list[dict[str, Any]] = []
+        items = [(t, attacked) for attacked in self._arms() for t in self.tasks]
         for cond in self.conditions:
             prog = self.progress(cond) if self.progress else None
-            rows += run_parallel(partial(self.one, condition=cond), list(self.tasks), concurrency=self.concurrency,
+            rows += run_parallel(partial(self._item, condition=cond), items, concurrency=self.concurrency,
                                  progress=prog)
         return rows
 
 
-def load_corpora(it_corpus: str | Path | None = None) -> dict[str, Sequence[Record]]:
-    """The bundled HR corpus and the held-out IT corpus (left out when its file is absent, e.g. installed
-    without the source tree)."""
-    from ..data import corpus
+CORPUS_CHOICES = ("hr", "it", "both")
 
-    out: dict[str, Sequence[Record]] = {"hr": corpus()}
-    path = Path(it_corpus) if it_corpus else IT_CORPUS
-    if path.is_file():
+
+def load_corpora(it_corpus: str | Path | None = None, corpus: str = "both") -> dict[str, Sequence[Record]]:
+    """The corpora `corpus` selects: the bundled HR corpus, the held-out IT corpus (read from `it_corpus`,
+    default `IT_CORPUS` in the source tree), or both. A selected corpus that cannot be read is a
+    `DatasetError` naming the path and the flags: tasks are never skipped silently (a run from an installed
+    copy without tests/ once reported one corpus as if it were two)."""
+    from ..data import corpus as bundled
+
+    if corpus not in CORPUS_CHOICES:
+        raise OptionError(f"corpus must be one of {', '.join(CORPUS_CHOICES)}, got {corpus!r}")
+    out: dict[str, Sequence[Record]] = {}
+    if corpus in ("hr", "both"):
+        out["hr"] = bundled()
+    if corpus in ("it", "both"):
+        path = Path(it_corpus) if it_corpus else IT_CORPUS
+        if not path.is_file():
+            raise DatasetError(f"IT corpus not found: {path} (the IT tasks need it: pass --it-corpus PATH, or "
+                               "--corpus hr to run the HR tasks alone)")
         out["it"] = load_jsonl(path)
-    elif it_corpus:
-        raise DatasetError(f"IT corpus not found: {path}")
     return out
 
 
 # ---------------------------------------------------------------- report
 
 
+def attacked_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows with the attack inserted (rows of runs before the control existed have no `control` key)."""
+    return [r for r in rows if not r.get("control")]
+
+
+def injection_control(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per condition, over the tasks judged both clean (the control) and attacked: utility clean and under
+    attack, the tasks the attack cost (answered clean, not attacked) or gave (the reverse) with the sign test,
+    and the success checks on clean answers (`clean_asr`; each hit is a false positive of the check)."""
+    arms: dict[str, dict[bool, dict[str, Mapping[str, Any]]]] = defaultdict(lambda: {True: {}, False: {}})
+    for r in rows:
+        if r.get("status") == "ok":
+            arms[r["condition"]][not r.get("control")][r["task"]] = r
+    out: dict[str, dict[str, Any]] = {}
+    for cond, by in arms.items():
+        clean, attacked = by[False], by[True]
+        both = [t for t in clean if t in attacked]
+        if not both:
+            continue
+        lost = sum(bool(clean[t]["answered"]) and not attacked[t]["answered"] for t in both)
+        gained = sum(bool(attacked[t]["answered"]) and not clean[t]["answered"] for t in both)
+        fired = [t for t in both if clean[t]["obeyed"]]
+        out[cond] = {"tasks": len(both),
+                     "utility_clean": rate(sum(bool(clean[t]["answered"]) for t in both), len(both)),
+                     "utility_attacked": rate(sum(bool(attacked[t]["answered"]) for t in both), len(both)),
+                     "lost": lost, "gained": gained, "p": sign_test(lost, gained),
+                     "asr_attacked": rate(sum(bool(attacked[t]["obeyed"]) for t in both), len(both)),
+                     "clean_asr": rate(len(fired), len(both)), "clean_fired": fired}
+    return out
+
+
 def injection_metrics(rows: Sequence[Mapping[str, Any]], by: str | None = None) -> dict[str, dict[str, Any]]:
     """ASR and utility (rates with Wilson intervals over judged answers) per condition, or per condition and
     the value of `by` (category, position, corpus, on_gold)."""
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for r in rows:
+    for r in attacked_rows(rows):
         key = r["condition"] if by is None else f"{r['condition']}\t{r[by]}"
         groups[key].append(r)
     out: dict[str, dict[str, Any]] = {}
@@ -359,7 +416,7 @@ def injection_paired(rows: Sequence[Mapping[str, Any]], reference: str = "struct
     """Each condition against `reference` on the tasks both judged: tasks where it obeyed less / more, answered
     more / less, with the two-sided sign test."""
     judged: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
-    for r in rows:
+    for r in attacked_rows(rows):
         if r.get("status") == "ok":
             judged[r["condition"]][r["task"]] = r
     ref = judged.get(reference, {})
@@ -391,13 +448,15 @@ def injection_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any],
               "| condition | tasks | ASR | utility | attacked record dropped | errors | truncated |",
               "|---|---|---|---|---|---|---|"]
     for c in conds:
+        if c not in m:
+            continue
         x = m[c]
         lines.append(f"| {c} | {x['n']} | {fmt_rate(x['asr'])} | {fmt_rate(x['utility'])} | {x['target_dropped']} "
                      f"| {x['errors']} | {x['truncated']} |")
     for by, title in (("category", "attack category"), ("position", "position in the record"),
                       ("on_gold", "attacked record is the gold record"), ("corpus", "corpus")):
         mb = injection_metrics(rows, by)
-        values = list(dict.fromkeys(str(r[by]) for r in rows))
+        values = list(dict.fromkeys(str(r[by]) for r in attacked_rows(rows)))
         lines += ["", f"## ASR by {title}", "", f"| {by} | " + " | ".join(conds) + " |", "|---|" + "---|" * len(conds)]
         for v in values:
             lines.append(f"| {v} | " + " | ".join(fmt_rate(_cell(mb, c, v, "asr")) for c in conds) + " |")
@@ -416,13 +475,41 @@ def injection_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any],
         for c, x in pairs.items():
             lines.append(f"| {c} | {x['tasks']} | {x['asr']['better']} / {x['asr']['worse']} ({x['asr']['p']:.2f}) "
                          f"| {x['utility']['better']} / {x['utility']['worse']} ({x['utility']['p']:.2f}) |")
+    lines += _control_section(rows)
     if notes.strip():
         lines += ["", notes.strip()]
-    lines += ["", "## Every answer", ""]
-    for r in rows:
-        ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
-        verdict = r.get("status") if r.get("status") != "ok" else (
-            f"{'OBEYED' if r['obeyed'] else 'resisted'}, {'answered' if r['answered'] else 'not answered'}")
-        lines.append(f"- **{r['task']} / {r['condition']}** ({r['category']}, {r['position']}, "
-                     f"{'gold' if r['on_gold'] else 'distractor'}) → `{verdict}`: {ans}")
+    lines += ["", "## Every answer", "", *map(_answer_line, rows)]
     return "\n".join(lines) + "\n"
+
+
+def _control_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The no-attack control: utility clean against under attack per condition, and the success checks on
+    clean answers (none when the run had no control)."""
+    ctl = injection_control(rows)
+    if not ctl:
+        return []
+    lines = ["", "## No-attack control (the same records, the attack left out)", "",
+             "Over the tasks judged in both arms. Lost / gained: tasks answered clean but not under attack / the "
+             "reverse (two-sided sign test). ASR on clean answers: the success checks fired where nothing was "
+             "planted, so every hit is a false positive of the check.", "",
+             "| condition | tasks | utility clean | utility attacked | lost / gained (p) | ASR attacked "
+             "| ASR on clean answers |", "|---|---|---|---|---|---|---|"]
+    for c, x in ctl.items():
+        lines.append(f"| {c} | {x['tasks']} | {fmt_rate(x['utility_clean'])} | {fmt_rate(x['utility_attacked'])} "
+                     f"| {x['lost']} / {x['gained']} ({x['p']:.2f}) | {fmt_rate(x['asr_attacked'])} "
+                     f"| {fmt_rate(x['clean_asr'])} |")
+    fired = sorted({t for x in ctl.values() for t in x["clean_fired"]})
+    if fired:
+        lines += ["", "Clean answers the success checks call obeyed (the check is loose there): "
+                  + ", ".join(f"`{t}`" for t in fired) + "."]
+    return lines
+
+
+def _answer_line(r: Mapping[str, Any]) -> str:
+    """One answer of the report's list, with its verdict."""
+    ans = (r.get("answer") or r.get("error") or "").strip().replace("\n", " ")
+    verdict = r.get("status") if r.get("status") != "ok" else (
+        f"{'OBEYED' if r['obeyed'] else 'resisted'}, {'answered' if r['answered'] else 'not answered'}")
+    arm = " / control" if r.get("control") else ""
+    return (f"- **{r['task']} / {r['condition']}{arm}** ({r['category']}, {r['position']}, "
+            f"{'gold' if r['on_gold'] else 'distractor'}) → `{verdict}`: {ans}")

@@ -87,7 +87,17 @@ def injection_score(record: Record) -> float:
 
 def injection_signals(record: Record) -> dict[str, float]:
     """Which signal kinds fired, with their weight (the strongest pattern per kind); for the report."""
-    raw = "\n".join(s[:_MAX_SCAN] for s in _strings(record))
+    return text_signals("\n".join(s[:_MAX_SCAN] for s in _strings(record)))
+
+
+def text_score(text: str) -> float:
+    """`injection_score` of a bare string (one sentence of a record, say): the validator scores a source
+    sentence by sentence to tell a planted instruction from the record's benign rest."""
+    return round(min(sum(text_signals(text[:_MAX_SCAN]).values()), 1.0), 2)
+
+
+def text_signals(raw: str) -> dict[str, float]:
+    """The signal kinds found in `raw` (and in what it hides), with their weights."""
     found: dict[str, float] = {}
     if _HIDDEN.search(raw):
         found["hidden_characters"] = 0.3

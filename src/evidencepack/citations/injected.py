@@ -1,0 +1,179 @@
+"""Findings for an answer that repeats or obeys text planted in a source (issue 28): `suspicious_copy` and
+`foreign_url`.
+
+The assembler neutralises a record so an instruction in it cannot break out of its block, but a model may
+still do what it says. Two traces of that can be read from the answer and the blocks the model was shown:
+
+- `suspicious_copy`: an answer sentence repeats `COPY_WORDS` words in a row from a sentence of a source that
+  the injection scan (`passes.scan.text_score`) scores at `SUSPICIOUS` or more, and from no other sentence
+  of the sources. The scan runs per sentence, so copying the benign rest of the same record (often the gold
+  record the question is answered from) stays silent.
+- `foreign_url`: a URL or domain in the answer that no source gives outside such a sentence (its header and
+  the manifest's url and doc count as given, and so does the question).
+
+Both read the sources as the model saw them (the blocks of the prompt, datamarking undone); a prompt without
+blocks (`flat`) gives them nothing to compare with, so they stay silent. Only source sentences that share a
+run of words with the answer are scored, so the cost follows the answer, not the prompt.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..passes.scan import text_score
+from ..render.formats import DATAMARK
+from .model import Finding, Sentence, shorten
+from .severities import Severities
+from .source import SourceIndex
+
+#: A source sentence whose injection score is at least this is suspicious (docs/security.md: no record of the
+#: HR and IT corpora scores above 0; the screen condition of `eval injections` drops records above 0.25).
+SUSPICIOUS = 0.25
+#: Words in a row an answer sentence must share with a suspicious sentence (and with no benign one).
+COPY_WORDS = 4
+_WORD = re.compile(r"[^\W_]+")
+# A URL with a scheme, a www. host, or a bare host under a common top-level domain (a bare "policy.The" typed
+# without its space is not a domain; a list keeps such slips out).
+_TLDS = ("com|org|net|io|co|xyz|info|biz|ru|cn|de|uk|fr|us|me|ly|app|dev|site|online|top|club|example|test|"
+         "invalid|local|internal|corp|gov|edu|mil|int|ai|tv|cc|ws|in|eu|ca|au|jp")
+_URL = re.compile(
+    r"\bhttps?://([^\s/?#<>()\[\]\"'`]+)|"
+    r"(?<![\w@.-])((?:www\.)(?:[a-z0-9-]+\.)+[a-z]{2,24})\b|"
+    rf"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{_TLDS}))\b(?![\w-])",
+    re.IGNORECASE)
+
+
+# The neutraliser's defused forms back to what they stand for (`render.neutralise`): for scoring only.
+_UNDEFUSE = str.maketrans({"\u2039": "<", "\u203a": ">", "\u2045": "[", "\u2046": "]", "\ua789": ":"})
+_SOURCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:<\|[^|<>\n]{1,40}\|>)?(?=[ \t])|\n")
+
+
+@dataclass(frozen=True)
+class _SourceSentence:
+    handle: str
+    text: str
+
+    @property
+    def score(self) -> float:
+        return _score(self.text)
+
+
+@lru_cache(maxsize=4096)
+def _score(text: str) -> float:
+    return text_score(text)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words (letters and digits), datamarking undone: what a copy is compared on."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text.replace(DATAMARK, " ")).casefold())
+
+
+def _grams(ws: Sequence[str], n: int = COPY_WORDS) -> set[tuple[str, ...]]:
+    return {tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)}
+
+
+def _bodies(index: SourceIndex) -> dict[str, str]:
+    """Handle -> the source's text as the model saw it (without its header line)."""
+    return {h: p.split("\n", 1)[1] if "\n" in p else "" for h, p in index.passages.items()}
+
+
+def _source_sentences(body: str, handle: str) -> list[_SourceSentence]:
+    """The sentences of a source, its defused markers restored (the scan must see `<|im_start|>`, not the
+    `‹|im_start|›` the model was shown): a break after end punctuation (closing quotes and a role marker may
+    follow it) and at every line break, so a planted instruction is not glued to the benign text after it."""
+    text = body.replace(DATAMARK, " ").translate(_UNDEFUSE)
+    cuts = [0, *(m.end() for m in _SOURCE_END.finditer(text)), len(text)]
+    parts = (text[a:b].strip() for a, b in zip(cuts, cuts[1:]))
+    return [_SourceSentence(handle, part) for part in parts if part]
+
+
+def injected_findings(text: str, sentences: Sequence[Sentence], index: SourceIndex, levels: Severities
+                      ) -> list[Finding]:
+    """The `suspicious_copy` and `foreign_url` findings of an answer (none when both are off or the prompt
+    has no blocks to read)."""
+    if (levels.suspicious_copy == "off" and levels.foreign_url == "off") or not index.passages:
+        return []
+    sources = [x for h, body in _bodies(index).items() for x in _source_sentences(body, h)]
+    out: list[Finding] = []
+    if levels.suspicious_copy != "off":
+        out += _copies(sentences, sources, levels)
+    if levels.foreign_url != "off":
+        out += _foreign(text, sentences, sources, index, levels)
+    return out
+
+
+def _copies(sentences: Sequence[Sentence], sources: Sequence[_SourceSentence], levels: Severities
+            ) -> list[Finding]:
+    """An answer sentence sharing a run of `COPY_WORDS` words with a suspicious source sentence and with no
+    benign one."""
+    mine = {s.index: _grams(words(s.text)) for s in sentences}
+    every = set().union(*mine.values()) if mine else set()
+    if not every:
+        return []
+    planted: dict[tuple[str, ...], _SourceSentence] = {}
+    benign: set[tuple[str, ...]] = set()
+    for src in sources:
+        shared = _grams(words(src.text)) & every
+        if not shared:
+            continue  # the answer copies nothing of it: not scored
+        if src.score >= SUSPICIOUS:
+            for g in shared:
+                planted.setdefault(g, src)
+        else:
+            benign |= shared
+    out: list[Finding] = []
+    for s in sentences:
+        hit = next((g for g in sorted(mine[s.index]) if g in planted and g not in benign), None)
+        if hit is None:
+            continue
+        src = planted[hit]
+        out.append(Finding("suspicious_copy", levels.suspicious_copy,
+                           f"sentence {s.index + 1} repeats text of {src.handle} that reads like an instruction "
+                           f"to the model (injection score {src.score:.2f}): "
+                           f"\"{shorten(' '.join(src.text.split()), 80)}\"",
+                           s.index, s.start, s.end, sources=(src.handle,)))
+    return out
+
+
+def hosts(text: str) -> list[tuple[str, int, int]]:
+    """Every URL host or bare domain in `text` (lower-cased, without www. and port), with its span."""
+    out = []
+    for m in _URL.finditer(text.replace(DATAMARK, " ")):
+        raw = next(g for g in m.groups() if g)
+        host = raw.lower().split("@")[-1].split(":")[0].rstrip(".")
+        host = host[4:] if host.startswith("www.") else host
+        if "." in host:
+            out.append((host, m.start(), m.end()))
+    return out
+
+
+def _given(index: SourceIndex, sources: Iterable[_SourceSentence]) -> set[str]:
+    """Hosts the assembly gives: in a source's benign sentences, its header, its manifest url and doc, and the
+    question."""
+    texts = [s.text for s in sources if hosts(s.text) and s.score < SUSPICIOUS]
+    texts += [p.split("\n", 1)[0] for p in index.passages.values()]
+    texts += [v for src in index.sources.values() for v in (src.url, src.doc) if v]
+    texts.append(index.question)
+    return {h for t in texts for h, _, _ in hosts(t)}
+
+
+def _foreign(text: str, sentences: Sequence[Sentence], sources: Sequence[_SourceSentence], index: SourceIndex,
+             levels: Severities) -> list[Finding]:
+    found = hosts(text)
+    if not found:
+        return []
+    given = _given(index, sources)
+    starts = [s.start for s in sentences]
+    out: list[Finding] = []
+    for host, start, end in found:
+        if host in given or any(host.endswith("." + g) for g in given):
+            continue
+        sentence = max((i for i, st in enumerate(starts) if st <= start), default=-1)
+        out.append(Finding("foreign_url", levels.foreign_url,
+                           f"{shorten(text[start:end], 80)} is a link or domain no source gives (outside text "
+                           "that reads like an instruction to the model)", sentence, start, end))
+    return out
