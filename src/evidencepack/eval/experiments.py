@@ -315,6 +315,13 @@ class TrapRun:
         return {"answer": c.text, "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
                 "completion_tokens": c.completion_tokens, "seconds": c.seconds, "cached": c.cached}
 
+    def distinct_prompts(self) -> int:
+        """How many different first prompts the run sends (conditions that leave a prompt unchanged share it): the
+        most first-answer calls a run with an empty cache makes (a +guard condition may add one per question)."""
+        for c in self.conditions:
+            condition_options(c)
+        return len({prompt_hash(self.assembly(t, c).messages) for c in self.conditions for t in self.traps})
+
     def run(self) -> list[dict[str, Any]]:
         """Conditions run one after another (so `structured+guard` reuses `structured`'s cached first
         answers); questions within a condition run with bounded concurrency."""

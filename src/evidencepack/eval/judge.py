@@ -72,7 +72,7 @@ _NO_CONFLICT = re.compile(r"\b(?:no|not|never|don't|doesn't|do not|does not|with
 # Declining to answer. The source nouns and verbs are general ("the sources do not state the rate", "none of the
 # documents mention it", "it is not specified in the provided context"); a source said to state something ("the
 # sources state the rate is $60") is not a refusal.
-_SOURCE = r"(?:sources?|context|information|documents?|records?|passages?|excerpts?)"
+_SOURCE = r"(?:sources?|context|information|documents?|records?|passages?|excerpts?|polic(?:y|ies)|guidelines?)"
 _SAY = r"(?:answer|say|state|mention|contain|provide|specify|include|address|cover|give|list|indicate|discuss)"
 _SAYS = (r"(?:answers?|says?|states?|mentions?|contains?|provides?|specif(?:y|ies)|includes?|address(?:es)?|covers?|"
          r"gives?|lists?|indicates?|discuss(?:es)?)")

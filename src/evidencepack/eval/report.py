@@ -248,18 +248,20 @@ def _paired_lines(rows: Sequence[Mapping[str, Any]], reference: str = "structure
     pairs = paired(rows, reference)
     if not pairs:
         return []
-    lines = ["", f"## Paired against `{reference}` (questions both judged)", "",
-             "Questions where the condition did better / worse than the reference, and the two-sided sign-test "
-             "p-value (questions where both agree are left out).", "",
-             "| condition | questions | current-correct: better / worse (p) | stale: fewer / more (p) | "
-             "refusals: fewer / more (p) |", "|---|---|---|---|---|"]
-    for cond, x in pairs.items():
-        cells = [f"{x[k]['better']} / {x[k]['worse']} ({x[k]['p']:.2f})" for k in ("current_correct", "stale",
-                                                                                   "refused")]
-        lines.append(f"| {cond} | {x['questions']} | " + " | ".join(cells) + " |")
-    if any("abstained" in x for x in pairs.values()):
-        lines += ["", "On the questions no record answers (both judged): abstained better / worse (p).", "",
-                  "| condition | questions | abstained: more / fewer (p) |", "|---|---|---|"]
+    lines = ["", f"## Paired against `{reference}` (questions both judged)"]
+    unanswerable = any("abstained" in x for x in pairs.values())
+    if any(x["questions"] for x in pairs.values()) or not unanswerable:
+        lines += ["", "Questions where the condition did better / worse than the reference, and the two-sided "
+                  "sign-test p-value (questions where both agree are left out).", "",
+                  "| condition | questions | current-correct: better / worse (p) | stale: fewer / more (p) | "
+                  "refusals: fewer / more (p) |", "|---|---|---|---|---|"]
+        for cond, x in pairs.items():
+            cells = [f"{x[k]['better']} / {x[k]['worse']} ({x[k]['p']:.2f})"
+                     for k in ("current_correct", "stale", "refused")]
+            lines.append(f"| {cond} | {x['questions']} | " + " | ".join(cells) + " |")
+    if unanswerable:
+        lines += ["", "On the questions no record answers: abstained more / fewer often than the reference, and the "
+                  "sign test.", "", "| condition | questions | abstained: more / fewer (p) |", "|---|---|---|"]
         lines += [f"| {cond} | {x['unanswerable_questions']} | {x['abstained']['better']} / "
                   f"{x['abstained']['worse']} ({x['abstained']['p']:.2f}) |" for cond, x in pairs.items()]
     return lines
@@ -356,11 +358,11 @@ def _unanswerable_section(conds: Sequence[str], m: Mapping[str, Mapping[str, Any
     if not conds:
         return []
     lines = ["", "## When no record answers", "", "Questions whose retrieved records do not answer them "
-             "(`\"unanswerable\": true`), counted apart from the rates above. The right answer says the sources do "
-             "not answer (`abstained`); anything else is `invented`, and \"with a neighbouring value\" counts the "
-             "invented answers that state a value the records give nearby (a transplant). Abstentions are split by "
-             "whether the retrieved records hold a conflict group with a current authoritative member (the groups "
-             "`withhold` acts on).", "",
+             "(`\"unanswerable\": true`), counted apart from the answerable questions' rates. The right answer "
+             "says the sources do not answer (`abstained`); anything else is `invented`, and \"with a neighbouring "
+             "value\" counts the invented answers that state a value the records give nearby (a transplant). "
+             "Abstentions are split by whether the retrieved records hold a conflict group with a current "
+             "authoritative member (the groups `withhold` acts on).", "",
              "| condition | questions | abstained | invented | invented with a neighbouring value | "
              "abstained: conflict group | abstained: no conflict group | mean prompt tokens | truncated | errors |",
              "|---|---|---|---|---|---|---|---|---|---|"]
