@@ -293,16 +293,19 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
 
 def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
     """The verdict for a question no retrieved record answers: `abstained` when the answer says the sources do not
-    answer (`is_refusal`), `invented` otherwise. An opening "Yes"/"No" that is its own sentence ("No. The sources
-    do not mention contractors.") is the answer the reader acts on: `invented`, whatever follows. A refusal
-    that goes on to give a neighbouring fact the records do state is still `abstained`; the `neighbour` hits say
-    whether a nearby value appears at all, and with `invented` that value was transplanted."""
+    answer (`is_refusal`), `invented` otherwise. An opening "Yes"/"No" is the answer the reader acts on ("No. The
+    sources do not mention contractors."): `invented`, unless the clause it opens is the refusal ("No, the sources
+    do not say"). A refusal that goes on to give a neighbouring fact the records do state is still `abstained`; the
+    `neighbour` hits say whether a nearby value appears at all, and with `invented` that value was transplanted."""
     sents = sentences(answer)
     first = next(iter(sentences(_RULE_LINE.sub("", answer, count=1))), "")  # `rule_form`'s "Rule:" line aside
     near = tuple(Hit(p, m.group(0), i, "negated" if _negated(sents[i], m.start(), NEG_WINDOW) else "stated")
                  for p, i, m in _find(trap.neighbour, sents))
     refused = is_refusal(answer)
-    if _YES_NO.match(first) and not is_refusal(first):
+    opening = _YES_NO.match(first)
+    # "No, the sources do not say" (or "No source says") declines in the clause the word opens; "Yes, it applies;
+    # the sources do not say otherwise" answers there.
+    if opening and not is_refusal(re.split(r"[;:.!?]|\b(?:but|however|although)\b", first, maxsplit=1)[0]):
         verdict, reason = "invented", "opens with a yes or no although no source answers"
     elif refused:
         verdict, reason = "abstained", "says the sources do not answer"
