@@ -47,14 +47,22 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
     by: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         by[r["condition"]].append(r)
-    return {cond: _condition_metrics(rs) for cond, rs in by.items()}
+    return {cond: _split_metrics(rs) for cond, rs in by.items()}
 
 
-def _condition_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The metrics of one condition's rows (see `trap_metrics`); the key order is the order reports read. Rows
-    of questions no record answers are counted apart, under `unanswerable` (present only when there are any):
-    they have no current or stale rule, so they would only dilute the rates of the answerable ones."""
-    rs = [r for r in rows if not r.get("unanswerable")]
+def _split_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One condition's metrics over its answerable questions, with the questions no record answers counted apart
+    under `unanswerable` (present only when there are any): they have no current or stale rule, so they would
+    only dilute the answerable rates."""
+    out = _condition_metrics([r for r in rows if not r.get("unanswerable")])
+    unanswerable = [r for r in rows if r.get("unanswerable")]
+    if unanswerable:
+        out["unanswerable"] = _unanswerable_metrics(unanswerable)
+    return out
+
+
+def _condition_metrics(rs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The metrics of one condition's rows (see `trap_metrics`); the key order is the order reports read."""
     judged = [r for r in rs if r.get("status") == "ok"]
     n = len(judged)
     v = Counter(r["verdict"] for r in judged)
@@ -81,9 +89,6 @@ def _condition_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         from .judge import agreement
 
         out["judge_agreement"] = agreement(llm)
-    unanswerable = [r for r in rows if r.get("unanswerable")]
-    if unanswerable:
-        out["unanswerable"] = _unanswerable_metrics(unanswerable)
     return out
 
 
