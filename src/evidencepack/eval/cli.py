@@ -121,6 +121,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "the sources a stale_only sentence rested on; ask when there are none) or ask (the repair "
                         "prompt as a second turn)")
     t.add_argument("--llm-judge", action="store_true", help="also grade with the same backend as an LLM judge")
+    t.add_argument("--count-calls", action="store_true",
+                   help="print how many distinct prompts the run would send, and exit (no calls)")
     t.set_defaults(eval_func=cmd_traps)
     s = sub.add_parser("positions", help="accuracy by gold position (ranked) vs edges/alternate vs closed book",
                        formatter_class=raw, epilog="example:\n  evidencepack eval positions --task kv --k 9 19 "
@@ -284,8 +286,10 @@ def cmd_traps(args: argparse.Namespace) -> int:
     traps = load_traps(args.traps, corpus=corpus)[: args.limit or None]
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     guard_on = guard_kinds(args.guard_on)
-    backend = _backend(args)
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
+    if args.count_calls:
+        return _count_trap_calls(args, traps, corpus, conditions, sampling)
+    backend = _backend(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = _answer_cache(args, out)
@@ -311,6 +315,22 @@ def cmd_traps(args: argparse.Namespace) -> int:
     (out / "report.html").write_text(trap_report_html(
         rows, meta, page_notes, [] if args.no_plots else plots_from([out / "traps.png"]), skipped), encoding="utf-8")
     return _done(out, rows, cache, args, backend)
+
+
+def _count_trap_calls(args: argparse.Namespace, traps: Sequence[Any], corpus: Sequence[Any],
+                      conditions: Sequence[str], sampling: Sampling) -> int:
+    """`eval traps --count-calls`: the prompts are assembled (so the set, the corpus and the conditions are all
+    checked), nothing is sent."""
+    from .backends import ScriptedBackend
+    from .experiments import is_guarded
+
+    dry = TrapRun(ScriptedBackend(), traps, corpus, sampling, None, conditions, model=_count_model(args))
+    unanswerable = sum(t.unanswerable for t in traps)
+    guarded = sum(is_guarded(c) for c in conditions)
+    print(f"{len(traps)} questions ({unanswerable} unanswerable) x {len(conditions)} conditions = "
+          f"{len(traps) * len(conditions)} rows; {dry.distinct_prompts()} distinct prompts (the most calls with an "
+          "empty cache)" + (f", plus up to {guarded * len(traps)} second calls for +guard" if guarded else ""))
+    return 0
 
 
 def cmd_positions(args: argparse.Namespace) -> int:

@@ -21,8 +21,13 @@ from .. import safejson
 from ..errors import DatasetError as DatasetError  # re-exported: eval's public error
 from ..records.record import Record
 
-TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")
-TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced", "yes_no")
+TRAP_REQUIRED = ("id", "question", "as_of", "records", "current", "stale")  # `current`, `stale`: unless unanswerable
+TRAP_OPTIONAL = ("current_value", "stale_value", "trap", "gold", "surfaced", "yes_no", "unanswerable", "neighbour",
+                 "missing")
+# An unanswerable question (no retrieved record answers it) has no rule to assert: these keys are its own, and
+# `current`/`stale` may be left out (or empty); the keys that describe a current or stale rule are errors there.
+UNANSWERABLE_ONLY = ("neighbour", "missing")
+ANSWERABLE_ONLY = ("current_value", "stale_value", "trap", "gold", "surfaced", "yes_no")
 # ../shared/ beside a source checkout (the project's workspace); override with $EVIDENCEPACK_LITM_DIR.
 DEFAULT_LITM_DIR = Path(os.environ.get("EVIDENCEPACK_LITM_DIR")
                         or Path(__file__).resolve().parents[4] / "shared" / "data" / "lost-in-the-middle")
@@ -44,6 +49,10 @@ class TrapQuestion:
     gold: str | None = None
     surfaced: tuple[str, ...] = ()
     yes_no: str | None = None  # a yes/no question's current answer ("yes" or "no"); None: not a yes/no question
+    # No retrieved record answers the question: the right first answer is to say so (`judge`: abstained/invented).
+    unanswerable: bool = False
+    neighbour: tuple[str, ...] = ()  # regexes of a neighbouring value the records do state (a tempting transplant)
+    missing: str = ""  # one line for readers: what the records do not say
 
     @property
     def verdict_word(self) -> str | None:
@@ -56,7 +65,10 @@ class TrapQuestion:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()
-                if not (k == "yes_no" and v is None)}  # older results carry no such key
+                if k not in _OMITTED_DEFAULTS or v != _OMITTED_DEFAULTS[k]}  # older results carry no such keys
+
+
+_OMITTED_DEFAULTS: dict[str, Any] = {"yes_no": None, "unanswerable": False, "neighbour": (), "missing": ""}
 
 
 def _patterns(value: Any, key: str, where: str, *, required: bool) -> tuple[str, ...]:
@@ -81,6 +93,11 @@ def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Itera
         raise DatasetError(f"{where}: 'as_of' must be YYYY-MM-DD, got {data['as_of']!r}")
     ids = data["records"]
     _check_trap_records(ids, where, known_ids)
+    if data.get("unanswerable"):
+        return _parse_unanswerable(data, where)
+    given = [k for k in UNANSWERABLE_ONLY if k in data]
+    if given:
+        raise DatasetError(f"{where}: {', '.join(map(repr, given))}: only for a question with \"unanswerable\": true")
     for key in ("trap", "gold"):
         if data.get(key) is not None and data[key] not in ids:
             raise DatasetError(f"{where}: {key!r} {data[key]!r} is not one of its 'records'")
@@ -99,11 +116,35 @@ def parse_trap(data: Mapping[str, Any], *, where: str = "trap", known_ids: Itera
     )
 
 
+def _parse_unanswerable(data: Mapping[str, Any], where: str) -> TrapQuestion:
+    """A question no retrieved record answers: no current or stale rule (`current`/`stale` absent or empty), none
+    of the keys that describe one, and optionally `neighbour` patterns and a `missing` line."""
+    for key in ("current", "stale"):
+        if data.get(key) not in (None, []):
+            raise DatasetError(f"{where}: an unanswerable question has no {key} rule: leave {key!r} out or empty"
+                               + (" (a value the records state nearby goes in 'neighbour')" if key == "stale" else ""))
+    wrong = [k for k in ANSWERABLE_ONLY if data.get(k) is not None]
+    if wrong:
+        raise DatasetError(f"{where}: an unanswerable question has no current or stale rule, so "
+                           f"{', '.join(map(repr, wrong))} cannot be given (a refusal is its right answer)")
+    if not isinstance(data.get("missing", ""), str):
+        raise DatasetError(f"{where}: 'missing' must be a string")
+    return TrapQuestion(
+        id=data["id"], question=data["question"], as_of=data["as_of"], records=tuple(data["records"]),
+        current=(), stale=(), unanswerable=True,
+        neighbour=_patterns(data.get("neighbour"), "neighbour", where, required=False),
+        missing=data.get("missing", ""),
+    )
+
+
 def _check_trap_keys(data: Any, where: str) -> None:
     """An object with every required key, no unknown one, and the three strings that name it."""
     if not isinstance(data, Mapping):
         raise DatasetError(f"{where}: a trap must be a JSON object")
-    missing = [k for k in TRAP_REQUIRED if k not in data]
+    if not isinstance(data.get("unanswerable", False), bool):
+        raise DatasetError(f"{where}: 'unanswerable' must be true or false, got {data['unanswerable']!r}")
+    missing = [k for k in TRAP_REQUIRED if k not in data
+               and not (k in ("current", "stale") and data.get("unanswerable") is True)]
     if missing:
         raise DatasetError(f"{where}: missing key(s) {', '.join(missing)}")
     unknown = sorted(set(data) - set(TRAP_REQUIRED) - set(TRAP_OPTIONAL))

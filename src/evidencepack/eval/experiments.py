@@ -107,6 +107,11 @@ def answerable(trap: TrapQuestion, a: Assembly) -> bool | None:
     return entry is not None and entry.status == "current" and entry.authority == "authoritative"
 
 
+def withheld_ids(a: Assembly) -> list[str]:
+    """The records `conflict_policy="withhold"` left out of this prompt (none under any other policy)."""
+    return [o.id for o in a.report.records if o.reason == "conflict_withheld"]
+
+
 def repair_message(findings: Sequence[Mapping[str, Any]], kinds: Sequence[str] = GUARD_KINDS,
                    prefix: str = "S") -> str:
     """The guard's one regeneration request: the library's repair prompt (`repair_line` for each finding of
@@ -212,6 +217,11 @@ class TrapRun:
         return assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY, model=self.model,
                         budget=self.budget, **condition_options(condition))
 
+    def decided_group(self, trap: TrapQuestion) -> bool:
+        """Do the question's records hold a conflict group the metadata decides (a current authoritative member
+        beside a weak one)? Those are the groups `withhold` acts on, whatever this condition's policy."""
+        return bool(withheld_ids(self.assembly(trap, "structured+withhold")))
+
     def call(self, messages: Messages) -> Completion | str:
         try:
             return cached_complete(self.backend, messages, self.sampling, self.cache)
@@ -289,7 +299,10 @@ class TrapRun:
             "verdict": j.verdict, "judgement": j.to_dict(), "refused": j.refused,
             "answerable": answerable(trap, a),
         }
-        if self.llm_judge is not None:
+        if trap.unanswerable:  # no record answers: the report counts it apart (older rows carry no such key)
+            row.update(unanswerable=True, states_neighbour=j.states_neighbour,
+                       conflict_group=self.decided_group(trap), withheld=withheld_ids(a))
+        if self.llm_judge is not None and not trap.unanswerable:  # its prompt grades a current and a stale rule
             try:
                 row["llm_verdict"] = self.llm_judge(answer, trap)
             except BackendError as err:
@@ -301,6 +314,13 @@ class TrapRun:
     def _completion(c: Completion) -> dict[str, Any]:
         return {"answer": c.text, "finish_reason": c.finish_reason, "prompt_tokens": c.prompt_tokens,
                 "completion_tokens": c.completion_tokens, "seconds": c.seconds, "cached": c.cached}
+
+    def distinct_prompts(self) -> int:
+        """How many different first prompts the run sends (conditions that leave a prompt unchanged share it): the
+        most first-answer calls a run with an empty cache makes (a +guard condition may add one per question)."""
+        for c in self.conditions:
+            condition_options(c)
+        return len({prompt_hash(self.assembly(t, c).messages) for c in self.conditions for t in self.traps})
 
     def run(self) -> list[dict[str, Any]]:
         """Conditions run one after another (so `structured+guard` reuses `structured`'s cached first

@@ -34,6 +34,9 @@ from .cache import AnswerCache, cached_complete
 from .datasets import TrapQuestion
 
 VERDICTS = ("current", "stale", "surfaced", "confused", "none")
+#: The verdicts of a question no retrieved record answers (`TrapQuestion.unanswerable`): `abstained` says so (the
+#: right answer), `invented` is anything else: an answer asserted although no source gives one.
+UNANSWERABLE_VERDICTS = ("abstained", "invented")
 
 # Outdated-cues: words that qualify a claim or its source as no longer the rule. No bare past tense ("was",
 # "were", "allowed"): quoted record text and subordinate clauses are full of it ("if your badge was lost").
@@ -66,13 +69,25 @@ _LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradictions?)(?:\s+
                     re.IGNORECASE | re.MULTILINE)
 _NO_CONFLICT = re.compile(r"\b(?:no|not|never|don't|doesn't|do not|does not|without|neither|nor)\b"
                           r"(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
+# Declining to answer. The source nouns and verbs are general ("the sources do not state the rate", "none of the
+# documents mention it", "it is not specified in the provided context"); a source said to state something ("the
+# sources state the rate is $60") is not a refusal.
+_SOURCE = r"(?:sources?|context|information|documents?|records?|passages?|excerpts?|polic(?:y|ies)|guidelines?)"
+_SAY = r"(?:answer|say|state|mention|contain|provide|specify|include|address|cover|give|list|indicate|discuss)"
+_SAYS = (r"(?:answers?|says?|states?|mentions?|contains?|provides?|specif(?:y|ies)|includes?|address(?:es)?|covers?|"
+         r"gives?|lists?|indicates?|discuss(?:es)?)")
 _REFUSAL = re.compile(
-    r"\b(?:i (?:do not|don't|cannot|can't) (?:know|say|tell|determine|answer)|"
-    r"(?:i am|i'm) (?:not able|unable) to (?:answer|determine|say|find)|"
+    r"\b(?:i (?:do not|don't|cannot|can't|could not|couldn't) (?:know|say|tell|determine|answer|find)|"
+    r"(?:i am|i'm) (?:not able|unable) to (?:answer|determine|say|find|tell)|"
     r"(?:cannot|can't|unable to) (?:be )?(?:answer(?:ed)?|determine[d]?)|"
-    r"(?:sources?|context|information) (?:provided )?(?:do(?:es)? not|don't|doesn't) (?:answer|say|mention|contain|"
-    r"provide|specify|include|address)|not enough information|insufficient information|"
-    r"no (?:relevant )?information (?:is )?(?:available|provided|given|about))\b",
+    rf"{_SOURCE} (?:provided |given |available |above )?(?:do(?:es)? not|don't|doesn't|did not|didn't) "
+    rf"(?:\w+ly )?{_SAY}|"
+    rf"(?:none of|neither of) the (?:provided |given |available )?{_SOURCE} (?:\w+ly )?{_SAYS}|"
+    rf"no (?:source|document|record|passage) (?:\w+ly )?{_SAYS}|"
+    r"(?:is|are) not (?:\w+ly )?(?:specified|mentioned|stated|covered|addressed|given|provided|listed|included|"
+    rf"indicated|discussed) in (?:the|any of the|these|any) (?:provided |given |available )?{_SOURCE}|"
+    r"not enough information|insufficient information|no mention of|"
+    r"no (?:relevant |specific )?information (?:is )?(?:available|provided|given|about|on|regarding))\b",
     re.IGNORECASE,
 )
 _CONFLICT = re.compile(
@@ -114,11 +129,22 @@ class Judgement:
     reason: str = ""
     flags_stale: bool = False  # the answer calls some source outdated/expired/informal (whatever the verdict)
     refused: bool = False  # "I do not know" or the like, and neither rule asserted
+    # Unanswerable questions only: matches of the question's `neighbour` patterns (a value the records state nearby),
+    # "negated" or "stated"; None for an answerable question.
+    neighbour: tuple[Hit, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "current": [h.to_dict() for h in self.current],
-                "stale": [h.to_dict() for h in self.stale], "conflict_named": self.conflict_named,
-                "flags_stale": self.flags_stale, "refused": self.refused, "reason": self.reason}
+        out = {"verdict": self.verdict, "current": [h.to_dict() for h in self.current],
+               "stale": [h.to_dict() for h in self.stale], "conflict_named": self.conflict_named,
+               "flags_stale": self.flags_stale, "refused": self.refused, "reason": self.reason}
+        if self.neighbour is not None:  # older results (answerable questions only) carry no such key
+            out["neighbour"] = [h.to_dict() for h in self.neighbour]
+        return out
+
+    @property
+    def states_neighbour(self) -> bool:
+        """Does the answer state a neighbouring value (not negated)? With `invented`, the value was transplanted."""
+        return any(h.status == "stated" for h in self.neighbour or ())
 
 
 def sentences(text: str) -> list[str]:
@@ -243,6 +269,8 @@ _ANSWER_LABEL = re.compile(r"^[ \t*_#]*(?:answer[ \t*_]*:|(?:the|my) (?:(?:short
 def judge(answer: str, trap: TrapQuestion) -> Judgement:
     """The rule-based verdict for one answer to one trap question (see the module docstring)."""
     answer = _ANSWER_LABEL.sub("", answer)
+    if trap.unanswerable:
+        return judge_unanswerable(answer, trap)
     sents = sentences(answer)
     cur = _current_hits(trap.current, sents)
     stale = _stale_hits(trap.stale, sents, _conflict_lines(answer), cur)
@@ -261,6 +289,30 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     flags = named or bool(_FLAGS.search(answer))
     return Judgement(verdict, tuple(cur), tuple(stale), named, reason, flags,
                      verdict == "none" and is_refusal(answer))
+
+
+def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
+    """The verdict for a question no retrieved record answers: `abstained` when the answer says the sources do not
+    answer (`is_refusal`), `invented` otherwise. An opening "Yes"/"No" is the answer the reader acts on ("No. The
+    sources do not mention contractors."): `invented`, unless the clause it opens is the refusal ("No, the sources
+    do not say"). A refusal that goes on to give a neighbouring fact the records do state is still `abstained`; the
+    `neighbour` hits say whether a nearby value appears at all, and with `invented` that value was transplanted."""
+    sents = sentences(answer)
+    first = next(iter(sentences(_RULE_LINE.sub("", answer, count=1))), "")  # `rule_form`'s "Rule:" line aside
+    near = tuple(Hit(p, m.group(0), i, "negated" if _negated(sents[i], m.start(), NEG_WINDOW) else "stated")
+                 for p, i, m in _find(trap.neighbour, sents))
+    refused = is_refusal(answer)
+    opening = _YES_NO.match(first)
+    # "No, the sources do not say" (or "No source says") declines in the clause the word opens; "Yes, it applies;
+    # the sources do not say otherwise" answers there.
+    if opening and not is_refusal(re.split(r"[;:.!?]|\b(?:but|however|although)\b", first, maxsplit=1)[0]):
+        verdict, reason = "invented", "opens with a yes or no although no source answers"
+    elif refused:
+        verdict, reason = "abstained", "says the sources do not answer"
+    else:
+        verdict, reason = "invented", "answers although no source does"
+    return Judgement(verdict, reason=reason, conflict_named=names_conflict(answer),
+                     flags_stale=bool(_FLAGS.search(answer)), refused=refused, neighbour=near)
 
 
 _NEGATOR = re.compile(r"(?:not|never|\w+n't)", re.IGNORECASE)

@@ -47,7 +47,18 @@ def trap_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]
     by: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         by[r["condition"]].append(r)
-    return {cond: _condition_metrics(rs) for cond, rs in by.items()}
+    return {cond: _split_metrics(rs) for cond, rs in by.items()}
+
+
+def _split_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One condition's metrics over its answerable questions, with the questions no record answers counted apart
+    under `unanswerable` (present only when there are any): they have no current or stale rule, so they would
+    only dilute the answerable rates."""
+    out = _condition_metrics([r for r in rows if not r.get("unanswerable")])
+    unanswerable = [r for r in rows if r.get("unanswerable")]
+    if unanswerable:
+        out["unanswerable"] = _unanswerable_metrics(unanswerable)
+    return out
 
 
 def _condition_metrics(rs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -79,6 +90,26 @@ def _condition_metrics(rs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
         out["judge_agreement"] = agreement(llm)
     return out
+
+
+def _unanswerable_metrics(rs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Questions no retrieved record answers: abstained (the right answer) and invented out of judged answers,
+    invented answers that state a neighbouring value the records give (transplanted), and abstentions split by
+    whether the retrieved records hold a conflict group the assembler decides (what `withhold` acts on)."""
+    judged = [r for r in rs if r.get("status") == "ok"]
+    n = len(judged)
+    v = Counter(r["verdict"] for r in judged)
+    group = [r for r in judged if r.get("conflict_group")]
+    plain = [r for r in judged if not r.get("conflict_group")]
+    return {
+        "questions": len(rs), "judged": n, "truncated": _with_status(rs, "truncated"),
+        "errors": _with_status(rs, "error"),
+        "abstained": rate(v["abstained"], n), "invented": rate(v["invented"], n),
+        "transplanted": rate(sum(r["verdict"] == "invented" and bool(r.get("states_neighbour")) for r in judged), n),
+        "abstained_conflict_group": rate(sum(r["verdict"] == "abstained" for r in group), len(group)),
+        "abstained_no_group": rate(sum(r["verdict"] == "abstained" for r in plain), len(plain)),
+        "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in rs]),
+    }
 
 
 def _verdict_rates(v: Counter[str], n: int) -> dict[str, Any]:
@@ -181,11 +212,15 @@ def paired(rows: Sequence[Mapping[str, Any]], reference: str = "structured") -> 
         if r.get("status") == "ok":
             judged[r["condition"]][r["question"]] = r
     ref = judged.get(reference, {})
+    unanswerable = {q for answers in judged.values() for q, r in answers.items() if r.get("unanswerable")}
     def correct(r: Mapping[str, Any]) -> bool:
         return r.get("verdict") in ("current", "surfaced")
 
     def stale(r: Mapping[str, Any]) -> bool:
         return r.get("verdict") == "stale"
+
+    def abstained(r: Mapping[str, Any]) -> bool:
+        return r.get("verdict") == "abstained"
 
     # outcome -> (test, whether having it is good)
     outcomes: dict[str, tuple[Callable[[Mapping[str, Any]], bool], bool]] = {
@@ -194,29 +229,46 @@ def paired(rows: Sequence[Mapping[str, Any]], reference: str = "structured") -> 
     for cond, answers in judged.items():
         if cond == reference or not ref:
             continue
-        both = [q for q in answers if q in ref]
+        both = [q for q in answers if q in ref and q not in unanswerable]
         out[cond] = {"questions": len(both)}
         for name, (hit, good) in outcomes.items():
-            gained = sum(hit(answers[q]) and not hit(ref[q]) for q in both)
-            lost = sum(hit(ref[q]) and not hit(answers[q]) for q in both)
-            better, worse = (gained, lost) if good else (lost, gained)
-            out[cond][name] = {"better": better, "worse": worse, "p": sign_test(better, worse)}
+            out[cond][name] = _pair(answers, ref, both, hit, good)
+        if unanswerable:  # abstaining is the right answer there, and only there
+            none_answer = [q for q in answers if q in ref and q in unanswerable]
+            out[cond]["unanswerable_questions"] = len(none_answer)
+            out[cond]["abstained"] = _pair(answers, ref, none_answer, abstained, True)
     return out
+
+
+def _pair(answers: Mapping[str, Mapping[str, Any]], ref: Mapping[str, Mapping[str, Any]], both: Sequence[str],
+          hit: Callable[[Mapping[str, Any]], bool], good: bool) -> dict[str, Any]:
+    """Questions where the condition did better / worse than the reference on one outcome, with the sign test."""
+    gained = sum(hit(answers[q]) and not hit(ref[q]) for q in both)
+    lost = sum(hit(ref[q]) and not hit(answers[q]) for q in both)
+    better, worse = (gained, lost) if good else (lost, gained)
+    return {"better": better, "worse": worse, "p": sign_test(better, worse)}
 
 
 def _paired_lines(rows: Sequence[Mapping[str, Any]], reference: str = "structured") -> list[str]:
     pairs = paired(rows, reference)
     if not pairs:
         return []
-    lines = ["", f"## Paired against `{reference}` (questions both judged)", "",
-             "Questions where the condition did better / worse than the reference, and the two-sided sign-test "
-             "p-value (questions where both agree are left out).", "",
-             "| condition | questions | current-correct: better / worse (p) | stale: fewer / more (p) | "
-             "refusals: fewer / more (p) |", "|---|---|---|---|---|"]
-    for cond, x in pairs.items():
-        cells = [f"{x[k]['better']} / {x[k]['worse']} ({x[k]['p']:.2f})" for k in ("current_correct", "stale",
-                                                                                   "refused")]
-        lines.append(f"| {cond} | {x['questions']} | " + " | ".join(cells) + " |")
+    lines = ["", f"## Paired against `{reference}` (questions both judged)"]
+    unanswerable = any("abstained" in x for x in pairs.values())
+    if any(x["questions"] for x in pairs.values()) or not unanswerable:
+        lines += ["", "Questions where the condition did better / worse than the reference, and the two-sided "
+                  "sign-test p-value (questions where both agree are left out).", "",
+                  "| condition | questions | current-correct: better / worse (p) | stale: fewer / more (p) | "
+                  "refusals: fewer / more (p) |", "|---|---|---|---|---|"]
+        for cond, x in pairs.items():
+            cells = [f"{x[k]['better']} / {x[k]['worse']} ({x[k]['p']:.2f})"
+                     for k in ("current_correct", "stale", "refused")]
+            lines.append(f"| {cond} | {x['questions']} | " + " | ".join(cells) + " |")
+    if unanswerable:
+        lines += ["", "On the questions no record answers: abstained more / fewer often than the reference, and the "
+                  "sign test.", "", "| condition | questions | abstained: more / fewer (p) |", "|---|---|---|"]
+        lines += [f"| {cond} | {x['unanswerable_questions']} | {x['abstained']['better']} / "
+                  f"{x['abstained']['worse']} ({x['abstained']['p']:.2f}) |" for cond, x in pairs.items()]
     return lines
 
 
@@ -249,7 +301,9 @@ def trap_report(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any], note
     m = trap_metrics(rows)
     conds = list(dict.fromkeys(r["condition"] for r in rows))
     lines = _header("Stale-guidance trap evaluation", meta)
-    lines += _rates_table(conds, m) + _behaviour_table(conds, m) + _verdicts_table(conds, m)
+    if any(not r.get("unanswerable") for r in rows):
+        lines += _rates_table(conds, m) + _behaviour_table(conds, m) + _verdicts_table(conds, m)
+    lines += _unanswerable_section([c for c in conds if m[c].get("unanswerable")], m)
     lines += _guard_section([c for c in conds if m[c].get("guard")], m)
     lines += _delivered_section([c for c in conds if m[c].get("delivered")], m)
     lines += _agreement_section({c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]})
@@ -301,6 +355,28 @@ def _verdicts_table(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) ->
         reg = m[c]["regenerated"]
         lines.append(f"| {c} | {v['current']} | {v['stale']} | {v['surfaced']} | {v['confused']} | {v['none']} | "
                      f"{m[c]['flags_stale']['k']} | {'' if reg is None else reg} |")
+    return lines
+
+
+def _unanswerable_section(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The questions no retrieved record answers, apart from the answerable ones."""
+    if not conds:
+        return []
+    lines = ["", "## When no record answers", "", "Questions whose retrieved records do not answer them "
+             "(`\"unanswerable\": true`), counted apart from the answerable questions' rates. The right answer "
+             "says the sources do not answer (`abstained`); anything else is `invented`, and \"with a neighbouring "
+             "value\" counts the invented answers that state a value the records give nearby (a transplant). "
+             "Abstentions are split by whether the retrieved records hold a conflict group with a current "
+             "authoritative member (the groups `withhold` acts on).", "",
+             "| condition | questions | abstained | invented | invented with a neighbouring value | "
+             "abstained: conflict group | abstained: no conflict group | mean prompt tokens | truncated | errors |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in conds:
+        x = m[c]["unanswerable"]
+        tok = f"{x['mean_prompt_tokens']:.0f}" if x["mean_prompt_tokens"] is not None else "n/a"
+        lines.append(f"| {c} | {x['questions']} | {fmt_rate(x['abstained'])} | {fmt_rate(x['invented'])} | "
+                     f"{fmt_rate(x['transplanted'])} | {fmt_rate(x['abstained_conflict_group'])} | "
+                     f"{fmt_rate(x['abstained_no_group'])} | {tok} | {x['truncated']} | {x['errors']} |")
     return lines
 
 
@@ -466,12 +542,19 @@ def plot_traps(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> str
         return NO_PLOTS
     m = trap_metrics(rows)
     conds = list(dict.fromkeys(r["condition"] for r in rows))
-    metrics = [("stale", "stale answer"), ("surfaced", "conflict surfaced"), ("current_correct", "current-correct")]
+    metrics: list[tuple[Callable[[Mapping[str, Any]], Mapping[str, Any]], str]] = []
+    if any(not r.get("unanswerable") for r in rows):
+        metrics += [(lambda x: x["stale"], "stale answer"), (lambda x: x["surfaced"], "conflict surfaced"),
+                    (lambda x: x["current_correct"], "current-correct")]
+    if any(r.get("unanswerable") for r in rows):
+        metrics.append((lambda x: (x.get("unanswerable") or {}).get("abstained") or rate(0, 0),
+                        "abstained (no record answers)"))
     fig, ax = plt.subplots(figsize=(8, 4.2))
     width = 0.8 / len(metrics)
-    for j, (key, label) in enumerate(metrics):
-        ys, lo, hi = zip(*(_percent(m[c][key]) for c in conds))
-        ax.bar([i + (j - 1) * width for i in range(len(conds))], ys, width, yerr=[lo, hi], capsize=3, label=label)
+    for j, (get, label) in enumerate(metrics):
+        ys, lo, hi = zip(*(_percent(get(m[c])) for c in conds))
+        ax.bar([i + (j - (len(metrics) - 1) / 2) * width for i in range(len(conds))], ys, width, yerr=[lo, hi],
+               capsize=3, label=label)
     ax.set_xticks(range(len(conds)), conds)
     ax.set_ylabel("% of judged answers (95 % Wilson)")
     ax.set_ylim(0, 100)

@@ -20,7 +20,22 @@ from .report import fmt_rate, sweep_metrics, trap_metrics
 _VERDICT = {"current": ("ok", "\u2713 current"), "surfaced": ("ok", "\u2713 surfaced"),
             "stale": ("bad", "\u2717 stale"), "confused": ("warn", "! confused"), "none": ("none", "\u2013 none"),
             "truncated": ("warn", "! truncated"), "error": ("bad", "\u2717 call failed"),
+            "abstained": ("ok", "\u2713 abstained"), "invented": ("bad", "\u2717 invented"),
             True: ("ok", "\u2713 correct"), False: ("bad", "\u2717 wrong")}
+
+
+def _unanswerable_section(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The questions no retrieved record answers, as `report.md` counts them (none: no section)."""
+    if not conds:
+        return []
+    rows = [(esc(c), esc(x["questions"]), *(esc(fmt_rate(x[k])) for k in (
+        "abstained", "invented", "transplanted", "abstained_conflict_group", "abstained_no_group")))
+        for c in conds for x in [m[c]["unanswerable"]]]
+    return ['<section aria-labelledby="unanswerable"><h2 id="unanswerable">When no record answers</h2>'
+            "<p>Questions whose retrieved records do not answer them, counted apart from the rates above: "
+            "abstained is the right answer.</p>" + table(
+                ["condition", "questions", "abstained", "invented", "invented with a neighbouring value",
+                 "abstained: conflict group", "abstained: no conflict group"], rows) + "</section>"]
 
 
 def plots_from(paths: Iterable[Path]) -> list[tuple[str, bytes]]:
@@ -48,6 +63,7 @@ def trap_report_html(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, Any],
         [(esc(c), *(esc(m[c]["verdicts"][k]) for k in ("current", "stale", "surfaced", "confused", "none")),
           esc(m[c]["flags_stale"]["k"]), esc("" if m[c]["regenerated"] is None else m[c]["regenerated"]))
          for c in conds]) + "</section>")
+    parts += _unanswerable_section([c for c in conds if m[c].get("unanswerable")], m)
     agree = {c: m[c]["judge_agreement"] for c in conds if "judge_agreement" in m[c]}
     if agree:
         parts.append('<section aria-labelledby="agreement"><h2 id="agreement">Rule judge vs LLM judge</h2>' + table(
