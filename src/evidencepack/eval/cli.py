@@ -172,7 +172,7 @@ def _injections_parser(sub: Any, raw: Any) -> None:
                                                      "(default: every task of the split)")
     i.add_argument("--conditions", default=",".join(DEFAULT_CONDITIONS),
                    help="comma-separated: a trap condition (flat, structured, structured+withhold, "
-                        "structured+reminder, ...) or structured with any of "
+                        "structured+datamark, structured+reminder, ...) or structured with any of "
                         f"{', '.join('+' + p for p in INJECTION_PARTS)} "
                         f"(screen: injection_threshold={SCREEN_THRESHOLD})")
     i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl)")
