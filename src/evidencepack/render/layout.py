@@ -278,6 +278,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "rule-form": {"answer_form": "rule_form"},  # the same as an answer form: "Rule: ...", then "Answer: ..."
     "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
+    "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
     "datamark": {"marking": "datamark"},  # spotlighting: a marker through every space of record text
 }
 

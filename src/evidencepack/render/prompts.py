@@ -42,6 +42,12 @@ ABSTAIN_RULES = {
     # current source states the rule without repeating the question's words.
     "covers": ("A source answers the question when it states the rule or fact that decides it, even in other "
                "words. Say you do not know only if no source covers the question at all."),
+    # `specific`: under `last-resort` small models never declined: asked for a figure no source gives, they
+    # carried over the nearest one (a hotel cap as a meal allowance). This names the transplant as the error.
+    "specific": ("If no source states the specific fact the question asks for (the amount, limit, date or rule "
+                 "for that case), say the sources do not say it, and do not carry a figure or rule over from "
+                 "another subject. When a current, authoritative source states it, even in other words, give its "
+                 "answer and name any source that disagrees."),
 }
 
 SYSTEM_TEMPLATE = Template("""\
