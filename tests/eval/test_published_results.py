@@ -20,8 +20,7 @@ from evidencepack.eval.report import sweep_report, trap_report
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "eval-results"
-HOLDOUT = ROOT / "tests" / "data" / "holdout_it_traps.jsonl"
-HOLDOUT3 = ROOT / "tests" / "data" / "holdout3_traps.jsonl"
+DATA = ROOT / "tests" / "data"
 TRAP_TITLE = "# Stale-guidance trap evaluation\n"
 PUBLISHED = sorted(p for p in RESULTS.glob("*.md") if p.with_suffix(".jsonl").exists())
 TRAP_REPORTS = [p for p in PUBLISHED if p.read_text(encoding="utf-8").startswith(TRAP_TITLE)]
@@ -74,7 +73,8 @@ def test_a_published_report_rebuilds_byte_for_byte(md: Path) -> None:
 
 
 def _traps_for(md: str) -> dict[str, TrapQuestion]:
-    path = HOLDOUT if "holdout_it_traps" in md else HOLDOUT3 if "holdout3_traps" in md else None
+    """The trap set the report's header names (a file of tests/data), else the bundled set."""
+    path = next((p for p in sorted(DATA.glob("*traps.jsonl")) if f"/{p.name}" in md or f" {p.name}" in md), None)
     return {t.id: t for t in load_traps(path)}
 
 
