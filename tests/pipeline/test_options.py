@@ -105,6 +105,7 @@ def test_the_presets_are_the_measured_layouts() -> None:
     assert (Layout.preset("flat").format, Layout.preset("flat").order) == ("flat", "edges")
     assert Layout.preset("scaffold") == Layout(reminder=True, answer_form="scaffold")
     assert Layout.preset("conflict-form") == Layout(answer_form="conflict_form")
+    assert Layout.preset("untrusted") == Layout(marking="datamark")
     assert Layout.presets() == tuple(LAYOUTS)
     with pytest.raises(OptionError, match="preset"):
         Layout.preset("fancy")
@@ -122,7 +123,7 @@ def test_variants_switch_options_on_and_refuse_two_answer_forms() -> None:
 def test_a_preset_gives_the_same_prompt_as_its_fields() -> None:
     for name, layout in LAYOUTS.items():
         fields = {f: getattr(layout, f) for f in ("format", "profile", "order", "abstain", "reminder", "answer_form",
-                                                  "conflict_policy")}
+                                                  "conflict_policy", "marking")}
         a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout.preset(name))
         b = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout(**fields))
         assert a.to_json() == b.to_json(), name

@@ -26,6 +26,9 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   0.5B worse than `decide`.
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
   handles) with the same withholding; on the 0.5B model it matched or beat every structured layout.
+- `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
+  on both small models it cut the rate at which they obeyed an instruction planted in a record (issue 28,
+  docs/evaluation.md) without costing the benign answer, at about 84 % more record-text tokens.
 """
 
 from __future__ import annotations
@@ -292,4 +295,5 @@ LAYOUTS: dict[str, Layout] = {
     "decide": Layout(conflict_policy="withhold"),
     "decide-form": Layout(conflict_policy="withhold", answer_form="rule_form"),
     "small": Layout(format="flat", order="edges", conflict_policy="withhold"),
+    "untrusted": Layout(marking="datamark"),
 }
