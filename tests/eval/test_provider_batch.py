@@ -104,3 +104,14 @@ def test_import_stores_answers_under_their_key_and_lists_lines_without_one(tmp_p
         "the request errored: overloaded", "the id is not a request this harness emitted",
         "not valid JSON (Expecting property name enclosed in double quotes)"]
     assert not (tmp_path / "escape.json").exists() and not list(tmp_path.glob("**/escape*"))
+
+
+def test_an_http_run_is_emitted_and_judged_from_the_cache_with_no_server_named(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EVIDENCEPACK_BASE_URL", raising=False)
+    http = ("--backend", "http", "--model", "gpt-x", "--limit", "2", "--no-plots", "--quiet", "--conditions", "flat")
+    assert cli("traps", *http, "--out", str(tmp_path), "--emit", "openai-batch") == 0
+    results = tmp_path / "results-1.jsonl"
+    assert _answer_openai(tmp_path / "batch-requests.jsonl", results) == 2
+    assert cli("traps", *http, "--out", str(tmp_path), "--import-answers", str(results), "--cache-only") == 0
+    assert [r["status"] for r in _rows(tmp_path)] == ["ok", "ok"]

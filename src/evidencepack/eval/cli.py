@@ -227,8 +227,10 @@ def cmd_injections(args: argparse.Namespace) -> int:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    if getattr(args, "emit", None) and args.backend == "http":  # no server is called: none needs to be named
-        return DeferredBackend("http", args.model or os.environ.get("EVIDENCEPACK_MODEL") or "")
+    emit, cache_only = getattr(args, "emit", None), getattr(args, "cache_only", False)
+    if (emit or cache_only) and args.backend == "http":  # no server is called: none needs to be named
+        model = args.model or os.environ.get("EVIDENCEPACK_MODEL") or ""
+        return DeferredBackend("http", model) if emit else CacheOnlyBackend("http", model)
     backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
                            api_key=args.api_key, timeout=args.timeout)
     if getattr(args, "emit", None):
