@@ -227,17 +227,18 @@ def cmd_injections(args: argparse.Namespace) -> int:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
+    """The backend the run calls, or, under --emit or --cache-only, a stand-in with its name and model (the
+    answer-cache keys) that calls nothing; an http stand-in needs no server URL."""
     emit, cache_only = getattr(args, "emit", None), getattr(args, "cache_only", False)
-    if (emit or cache_only) and args.backend == "http":  # no server is called: none needs to be named
-        model = args.model or os.environ.get("EVIDENCEPACK_MODEL") or ""
-        return DeferredBackend("http", model) if emit else CacheOnlyBackend("http", model)
-    backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
-                           api_key=args.api_key, timeout=args.timeout)
-    if getattr(args, "emit", None):
-        return DeferredBackend(backend.name, backend.model, backend.is_model)
-    if getattr(args, "cache_only", False):
-        return CacheOnlyBackend(backend.name, backend.model, backend.is_model)
-    return backend
+    if (emit or cache_only) and args.backend == "http":
+        name, model, is_model = "http", args.model or os.environ.get("EVIDENCEPACK_MODEL") or "", True
+    else:
+        backend = make_backend(args.backend, base_url=args.base_url, model=args.model, model_path=args.model_path,
+                               api_key=args.api_key, timeout=args.timeout)
+        if not (emit or cache_only):
+            return backend
+        name, model, is_model = backend.name, backend.model, backend.is_model
+    return DeferredBackend(name, model, is_model) if emit else CacheOnlyBackend(name, model, is_model)
 
 
 def _answer_cache(args: argparse.Namespace, out: Path) -> AnswerCache:

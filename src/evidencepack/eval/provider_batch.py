@@ -84,23 +84,23 @@ def import_answers(paths: Iterable[str | Path], cache: AnswerCache) -> Imported:
                     continue
                 where = f"{path}:{number}"
                 try:
-                    answer = read_answer(json.loads(raw))
+                    data = json.loads(raw)
                 except json.JSONDecodeError as err:
                     failures.append(f"{where}: not valid JSON ({err.msg})")
                     continue
+                answer = read_answer(data)
                 if answer.id is None or not _KEY.fullmatch(answer.id):
                     failures.append(f"{where}: the id is not a request this harness emitted")
                 elif answer.text is None:
                     failures.append(f"{where}: {answer.failure}")
                 else:
-                    cache.put(answer.id, Completion(answer.text, None, raw_model=_model(raw)))
+                    cache.put(answer.id, Completion(answer.text, None, raw_model=_model(data)))
                     stored += 1
     return Imported(stored, tuple(failures))
 
 
-def _model(raw: str) -> Any:
+def _model(data: Any) -> str | None:
     """The model the provider says answered (OpenAI: response.body.model; Anthropic: result.message.model)."""
-    data = json.loads(raw)
     for path in (("response", "body", "model"), ("result", "message", "model")):
         node: Any = data
         for step in path:
