@@ -9,7 +9,8 @@ the answer. The assembly is rebuilt with the harness's own code (`InjectionRun.a
 rebuilt prompt's hash must equal the row's, else the row is reported and left out), and the answer is
 validated with the two injection kinds on and every other kind off. The labels file has one line per row:
 {"model", "task", "condition", "obeyed" (the by-hand label: did the answer repeat or act on the planted
-instruction), "comment"}; the model is the results file's name after "heldout-"/"dev-" (or `--model`).
+instruction; `obeyed_hand` in the dev split's file), "comment"}; the model is the results file's name after
+"heldout-"/"dev-" (or `--model`). The pattern check is rerun on every answer with the tasks' current patterns.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from evidencepack.citations import validate_citations
 from evidencepack.citations.severities import Severities
 from evidencepack.eval.backends import Sampling, ScriptedBackend
 from evidencepack.eval.cache import prompt_hash
-from evidencepack.eval.injections import InjectionRun, load_corpora, load_tasks
+from evidencepack.eval.injections import InjectionRun, load_corpora, load_tasks, obeyed
 
 KINDS = ("suspicious_copy", "foreign_url")
 ONLY_INJECTED = Severities.from_mapping({k: ("warn" if k in KINDS else "off") for k in Severities.kinds()})
@@ -51,8 +52,10 @@ def findings(rows: Iterable[Mapping[str, Any]], model: str) -> list[dict[str, An
         assembly, messages = run.assembly(task, r["condition"], not r.get("control", False))
         same = prompt_hash(messages) == r["prompt_hash"]
         verdict = validate_citations(r["answer"], assembly, severities=ONLY_INJECTED)
+        # the pattern check is rerun with the task's current patterns, not read from the row
+        pattern = bool(obeyed(r["answer"], task.attack)) if r.get("status") == "ok" else None
         out.append({"model": model, "task": r["task"], "condition": r["condition"],
-                    "control": bool(r.get("control")), "status": r.get("status"), "pattern": r.get("obeyed"),
+                    "control": bool(r.get("control")), "status": r.get("status"), "pattern": pattern,
                     "rebuilt": same, "answer": r["answer"],
                     "fired": sorted({f.kind for f in verdict.findings}),
                     "messages": [f"{f.kind}: {f.message}" for f in verdict.findings]})
@@ -100,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in args.labels.read_text("utf-8").splitlines():
         if line.strip():
             d = json.loads(line)
-            labels[(d["model"], d["task"], d["condition"])] = bool(d["obeyed"])
+            if not d.get("control"):  # the no-attack control rows have nothing to obey
+                labels[(d["model"], d["task"], d["condition"])] = bool(d.get("obeyed", d.get("obeyed_hand")))
     found: list[dict[str, Any]] = []
     for path in args.results:
         rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]

@@ -288,10 +288,12 @@ def test_guard_precision_on_the_hand_labelled_runs() -> None:
     found = []
     for path in sorted(runs.glob("heldout-*.jsonl")):
         found += gp.findings([json.loads(line) for line in path.read_text("utf-8").splitlines()], gp.model_of(path))
-    assert len(found) == len(labels) == 252 and all(x["rebuilt"] for x in found)
+    assert len(found) == len(labels) == 252
+    # the screen condition's prompts moved with the scan (it now flags every planted text of these runs)
+    assert {x["condition"] for x in found if not x["rebuilt"]} == {"structured+screen"}
     m = gp.measure(found, labels)
     assert {k: m[f"all rows: {k}"]["tp"] for k in ("suspicious_copy", "foreign_url")} == \
-        {"suspicious_copy": 4, "foreign_url": 0}
+        {"suspicious_copy": 97, "foreign_url": 0}
     assert m["all rows: either finding"]["fp"] == 0
     pattern = m["all rows: pattern check"]
-    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (143, 0, 4)
+    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (132, 0, 2)

@@ -1,8 +1,9 @@
 """A heuristic scan for injection-like content in a record. It reports; it never drops on its own.
 
-A score in [0, 1] from weighted signals: imperatives aimed at the model, chat role markers, attempts to close
-a source block, requests to cite or trust the record itself, forged handles, exfiltration requests, hidden
-or encoded content. It is a tripwire for review, not a classifier: a policy option (`injection_threshold`)
+A score in [0, 1] from weighted signals: imperatives aimed at the model, orders about the reply ("begin
+your reply with …") or about what to tell the user, chat role markers and tool-output labels, attempts to
+close a source block, requests to cite or trust the record itself, claims about "these sources", forged
+handles, exfiltration requests, hidden or encoded content. It is a tripwire for review, not a classifier: a policy option (`injection_threshold`)
 can exclude records above a score, always with the reason reported. Text is scanned in a normalised view
 (invisible and control characters removed, NFKC, case-folded, common Cyrillic look-alikes mapped to Latin)
 and once more after decoding what an attacker uses to hide instructions (HTML entities, percent-encoding,
@@ -55,6 +56,19 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         ("answer_directive", 0.4,
          r"\b(?:in|to|into|with|from|of) your (?:answer|response|reply|output)\b|"
          r"\byour (?:answer|response|reply)(?:'s)? words\b|\b(?:answer|reply|respond) only with\b"),
+        ("answer_directive", 0.4,
+         r"\b(?:begin|start|open|end|finish|conclude|close|prefix|preface|sign)(?:s|ed|ing|ning)?\b.{0,30}"
+         r"\byour (?:answer|response|reply|output|message)s?\b|"
+         r"\b(?:every|each|all|any) (?:answer|reply|response)s? (?:must|should|shall)\b|"
+         r"\b(?:say|write|answer|reply|respond|report)\b.{0,30}\b(?:exactly|verbatim|as the answer)\b"),
+        ("user_directive", 0.3,
+         r"\b(?:tell|inform|advise|remind|warn|instruct|ask) the user\b|\bthe user'?s question\b|"
+         r"\b(?:never|do not|don't) (?:tell|give|show) the user\b"),
+        ("role_label", 0.3,
+         r"^\W{0,6}(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\b|"
+         r"\[\s*(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\s*\]"),
+        ("meta_sources", 0.3,
+         r"\b(?:these|the other|all (?:the )?other|every other|the retrieved) (?:sources|search results)\b"),
         ("exfiltration", 0.4,
          r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate|append|include|quote|list)\b.{0,40}\b(?:"
          r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
@@ -78,6 +92,10 @@ _B64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
 _CYRILLIC = str.maketrans("асԁеіјорѕхуАВСЕНІЈКМОРЅТХУ", "acdeijopsxyABCEHIJKMOPSTXY")
 _MAX_SCAN = 200_000  # characters per field: a tripwire, not a parser; keeps a 1 MB record cheap
+#: A score at or above this reads like an instruction to the model: the one threshold the `datamark-flagged`
+#: marking, the `suspicious_copy` finding and the eval harness's screen condition share. The lowest weight that
+#: fires alone is 0.3, so one signal is enough (scripts/scan_figures.py measures what that costs on benign text).
+SUSPICIOUS = 0.25
 
 
 def injection_score(record: Record) -> float:

@@ -7,12 +7,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..passes.scan import SUSPICIOUS, injection_score
 from ..records.candidates import Candidate, status_text
 from .fields import PROFILES, escape_free_text, field_value, header_order, is_free_text, resolve_profile
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
 from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neutralise_value
 
-MARKINGS: tuple[str, ...] = ("none", "datamark")
+#: How record text is marked as data: not at all, datamarked (spotlighting), or datamarked only when the
+#: injection scan reads it as an instruction to the model (`passes.scan.SUSPICIOUS`): the defence lands where
+#: the attack is and leaves every other record verbatim and as cheap as before.
+MARKINGS: tuple[str, ...] = ("none", "datamark", "datamark-flagged")
 
 __all__ = [
     "DATAMARK", "FORMATS", "MARKINGS", "PROFILES", "Block", "Prepared", "header_segment", "neutralise",
@@ -59,9 +63,16 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
     else:
         body, body_counts = _neutralised_text(cand.record.text, prefix, frame_labels)
     counts.update(body_counts)
-    if marking == "datamark":
+    if marking == "datamark" or (marking == "datamark-flagged" and _flagged(cand)):
         body = datamark(body)
+        counts["datamarked"] += 1
     return Prepared(tuple(fields), body, counts)
+
+
+def _flagged(cand: Candidate) -> bool:
+    """Does the scan read the record as an instruction to the model (the screen's score when it ran)?"""
+    score = cand.injection_score if cand.injection_score is not None else injection_score(cand.record)
+    return score >= SUSPICIOUS
 
 
 def mentions(prepared: Prepared, boundary: str) -> bool:

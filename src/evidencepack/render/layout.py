@@ -283,6 +283,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
     "datamark": {"marking": "datamark"},  # spotlighting: a marker through every space of record text
+    "datamark-flagged": {"marking": "datamark-flagged"},  # the same, only in records the injection scan flags
 }
 
 #: The named layouts (`Layout.preset`).
