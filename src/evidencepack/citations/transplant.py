@@ -36,7 +36,8 @@ from .values import Value, claimed_values, mask_handles, supported, values_of
 __all__ = ["GROUNDED_MAX", "transplant_findings"]
 
 #: The most question words a source sentence stating the value may share for the value to count as stated about
-#: something else (chosen on the freight trap answers, reported on the IT ones: scripts/transplant_precision.py).
+#: something else. Chosen on the freight trap answers and reported on the IT ones (scripts/transplant_precision.py):
+#: at 0 no correct answer of either is flagged; at 1, 10 of 295 correct freight answers were.
 GROUNDED_MAX = 0
 _WORD = re.compile(r"[a-z][a-z'-]+")
 # Light words of a question that name no subject ("what do I need to give", "am I allowed to").
@@ -103,34 +104,54 @@ def _identifier(text: str, value: Value) -> bool:
         or _IDENTIFIER.search(text[value.end - 1:value.end + 2]))
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What the check reads once per answer: the question's words, its values, the source sentences, and the
+    question's words that no source contains."""
+
+    question: frozenset[str]
+    given: tuple[Value, ...]
+    sources: tuple[_Stated, ...]
+    absent: frozenset[str]
+
+    @classmethod
+    def of(cls, index: SourceIndex, question: frozenset[str]) -> _Reading:
+        sources = tuple(_sources(index))
+        everywhere = frozenset().union(*(x.words for x in sources))
+        return cls(question, values_of(index.question), sources,
+                   frozenset(w for w in question if not _in(w, everywhere)))
+
+    def stated_elsewhere(self, s: Sentence, value: Value) -> list[_Stated]:
+        """The source sentences stating `value` when every one of them shares at most `GROUNDED_MAX` words with
+        the question; empty when some states it about the question's subject, or none states it."""
+        if supported(value, self.given) or _identifier(s.text, value):
+            return []
+        stating = [x for x in self.sources if supported(value, x.values)]
+        if any(sum(_in(w, x.words) for w in self.question) > GROUNDED_MAX for x in stating):
+            return []
+        return stating
+
+
 def transplant_findings(sentences: Sequence[Sentence], index: SourceIndex, levels: Severities) -> list[Finding]:
     """The `transplanted_value` findings of an answer (none when the kind is off, or there is no question or
     no source to read)."""
     level = levels.transplanted_value
     question = _words(index.question) if level != "off" else frozenset()
-    if not question:
-        return []
     candidates = [(s, claimed_values(s.text)) for s in sentences if s.stating and not _NOT_STATED.search(s.text)]
-    if not any(found for _, found in candidates):
+    if not question or not any(found for _, found in candidates):
         return []
-    sources = _sources(index)
-    everywhere = frozenset().union(*(x.words for x in sources))
-    absent = frozenset(w for w in question if not _in(w, everywhere))
-    if not absent:
+    reading = _Reading.of(index, question)
+    if not reading.absent:
         return []
-    given = values_of(index.question)
     out: list[Finding] = []
     for s, found in candidates:
-        missing = sorted(w for w in absent if _in(w, _words(s.text)))
+        missing = sorted(w for w in reading.absent if _in(w, _words(s.text)))
         if not missing:
             continue  # the sentence attaches nothing the sources do not mention
         for value in found:
-            if supported(value, given) or _identifier(s.text, value):
-                continue
-            stating = [x for x in sources if supported(value, x.values)]
-            if not stating or any(sum(_in(w, x.words) for w in question) > GROUNDED_MAX for x in stating):
-                continue
-            out.append(_finding(s, value, stating, missing, level))
+            stating = reading.stated_elsewhere(s, value)
+            if stating:
+                out.append(_finding(s, value, stating, missing, level))
     return out
 
 
