@@ -43,7 +43,7 @@ def _similarity(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return cosine(a, b)
 
 
-_STOP = frozenset([
+STOP_WORDS = frozenset([
     "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as",
     "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot",
     "could", "did", "do", "does", "doing", "done", "down", "during", "each", "either", "else", "etc", "even",
@@ -62,7 +62,8 @@ _STOP = frozenset([
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
-def _stem(w: str) -> str:
+def stem(w: str) -> str:
+    """A light suffix-stripping stem, no dictionary: enough to match "claims" with "claim" across texts."""
     w = w.strip("'-").removesuffix("'s")
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
@@ -74,7 +75,7 @@ def _stem(w: str) -> str:
 def content_words(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed words that carry content (no stop words, no handles, no numbers)."""
     words = _WORD.findall(mask_handles(text).lower())
-    return frozenset(_stem(w) for w in words if w not in _STOP and len(w) > 2)
+    return frozenset(stem(w) for w in words if w not in STOP_WORDS and len(w) > 2)
 
 
 def sources_of(assembly: Any) -> dict[str, str]:

@@ -54,7 +54,7 @@ _SOURCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:<\|[^|<>\n]{1,40}\|>)?(?
 
 
 @dataclass(frozen=True)
-class _SourceSentence:
+class SourceSentence:
     handle: str
     text: str
 
@@ -82,14 +82,14 @@ def _bodies(index: SourceIndex) -> dict[str, str]:
     return {h: p.split("\n", 1)[1] if "\n" in p else "" for h, p in index.passages.items()}
 
 
-def _source_sentences(body: str, handle: str) -> list[_SourceSentence]:
+def source_sentences(body: str, handle: str) -> list[SourceSentence]:
     """The sentences of a source, its defused markers restored (the scan must see `<|im_start|>`, not the
     `‹|im_start|›` the model was shown): a break after end punctuation (closing quotes and a role marker may
     follow it) and at every line break, so a planted instruction is not glued to the benign text after it."""
     text = body.replace(DATAMARK, " ").translate(_UNDEFUSE)
     cuts = [0, *(m.end() for m in _SOURCE_END.finditer(text)), len(text)]
     parts = (text[a:b].strip() for a, b in zip(cuts, cuts[1:]))
-    return [_SourceSentence(handle, part) for part in parts if part]
+    return [SourceSentence(handle, part) for part in parts if part]
 
 
 def injected_findings(text: str, sentences: Sequence[Sentence], index: SourceIndex, levels: Severities
@@ -98,7 +98,7 @@ def injected_findings(text: str, sentences: Sequence[Sentence], index: SourceInd
     has no blocks to read)."""
     if (levels.suspicious_copy == "off" and levels.foreign_url == "off") or not index.passages:
         return []
-    sources = [x for h, body in _bodies(index).items() for x in _source_sentences(body, h)]
+    sources = [x for h, body in _bodies(index).items() for x in source_sentences(body, h)]
     out: list[Finding] = []
     if levels.suspicious_copy != "off":
         out += _copies(sentences, sources, index, levels)
@@ -107,13 +107,13 @@ def injected_findings(text: str, sentences: Sequence[Sentence], index: SourceInd
     return out
 
 
-def _copies(sentences: Sequence[Sentence], sources: Sequence[_SourceSentence], index: SourceIndex,
+def _copies(sentences: Sequence[Sentence], sources: Sequence[SourceSentence], index: SourceIndex,
             levels: Severities) -> list[Finding]:
     """An answer sentence sharing a run of `COPY_WORDS` words with a suspicious source sentence and with no
     benign one, or writing a name only a suspicious sentence gives."""
     mine = {s.index: _grams(words(s.text)) for s in sentences}
     every = set().union(*mine.values()) if mine else set()
-    planted: dict[tuple[str, ...], _SourceSentence] = {}
+    planted: dict[tuple[str, ...], SourceSentence] = {}
     benign: set[tuple[str, ...]] = set()
     for src in sources if every else ():
         shared = _grams(words(src.text)) & every
@@ -147,8 +147,8 @@ def _names(text: str) -> list[str]:
             if m.group(0).isupper() or text[:m.start()].strip(" \t\"'([*#>-")]
 
 
-def _planted_names(sentences: Sequence[Sentence], sources: Sequence[_SourceSentence], index: SourceIndex
-                   ) -> dict[int, tuple[str, _SourceSentence]]:
+def _planted_names(sentences: Sequence[Sentence], sources: Sequence[SourceSentence], index: SourceIndex
+                   ) -> dict[int, tuple[str, SourceSentence]]:
     """Answer sentence -> a name it writes (starting with a capital, as a word or glued to what follows) that
     only suspicious source sentences give: no benign sentence, no header, not the question. Only the source
     sentences containing a name the answer writes are scored, so the cost follows the answer."""
@@ -163,7 +163,7 @@ def _planted_names(sentences: Sequence[Sentence], sources: Sequence[_SourceSente
     if not written:
         return {}
     shown = set(words(" ".join([p.split("\n", 1)[0] for p in index.passages.values()] + [index.question])))
-    out: dict[int, tuple[str, _SourceSentence]] = {}
+    out: dict[int, tuple[str, SourceSentence]] = {}
     for name in sorted(written):
         parts = set(words(name))
         givers = [src for src in sources if parts <= set(words(src.text))]
@@ -185,7 +185,7 @@ def hosts(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _given(index: SourceIndex, sources: Iterable[_SourceSentence]) -> set[str]:
+def _given(index: SourceIndex, sources: Iterable[SourceSentence]) -> set[str]:
     """Hosts the assembly gives: in a source's benign sentences, its header, its manifest url and doc, and the
     question."""
     texts = [s.text for s in sources if hosts(s.text) and s.score < SUSPICIOUS]
@@ -195,7 +195,7 @@ def _given(index: SourceIndex, sources: Iterable[_SourceSentence]) -> set[str]:
     return {h for t in texts for h, _, _ in hosts(t)}
 
 
-def _foreign(text: str, sentences: Sequence[Sentence], sources: Sequence[_SourceSentence], index: SourceIndex,
+def _foreign(text: str, sentences: Sequence[Sentence], sources: Sequence[SourceSentence], index: SourceIndex,
              levels: Severities) -> list[Finding]:
     found = hosts(text)
     if not found:

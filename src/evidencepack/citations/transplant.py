@@ -26,8 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from .attribution import _STOP, _stem
-from .injected import _source_sentences
+from .attribution import STOP_WORDS, stem
+from .injected import source_sentences
 from .model import Finding, Sentence, shorten
 from .severities import Severities
 from .source import SourceIndex
@@ -56,11 +56,11 @@ _IDENTIFIER = re.compile(r"\d[-\u2010\u2011]\d|\d[-\u2010\u2011]$|^[-\u2010\u201
 def _words(text: str) -> frozenset[str]:
     """Lower-cased words that carry content (no stop words, no handles)."""
     raw = (w.strip("'-").removesuffix("'s") for w in _WORD.findall(mask_handles(text).lower()))
-    return frozenset(w for w in raw if len(w) > 2 and w not in _STOP and w not in _LIGHT)
+    return frozenset(w for w in raw if len(w) > 2 and w not in STOP_WORDS and w not in _LIGHT)
 
 
 def _same(a: str, b: str) -> bool:
-    if a == b or _stem(a) == _stem(b):
+    if a == b or stem(a) == stem(b):
         return True
     short, long = sorted((a, b), key=len)
     return len(short) >= 4 and long.startswith(short)
@@ -91,10 +91,10 @@ def _sources(index: SourceIndex) -> list[_Stated]:
         body = passage.split("\n", 1)[1] if "\n" in passage else ""
         src = index.sources[h]
         titles = _words(" ".join(t for t in (src.doc, src.section) if t))
-        out += [_Stated(h, s.text, _words(s.text) | titles) for s in _source_sentences(body, h)]
+        out += [_Stated(h, s.text, _words(s.text) | titles) for s in source_sentences(body, h)]
     if not index.passages and index.prompt and index.question:  # flat: the user text before its question line
         context = index.prompt.rsplit("\nQuestion: ", 1)[0]
-        out += [_Stated("", s.text, _words(s.text)) for s in _source_sentences(context, "")]
+        out += [_Stated("", s.text, _words(s.text)) for s in source_sentences(context, "")]
     return out
 
 
