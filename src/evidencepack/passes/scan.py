@@ -3,8 +3,9 @@
 A score in [0, 1] from weighted signals: imperatives aimed at the model, orders about the reply ("begin
 your reply with …") or about what to tell the user, chat role markers and tool-output labels, attempts to
 close a source block, requests to cite or trust the record itself, claims about "these sources", forged
-handles, exfiltration requests, hidden or encoded content. It is a tripwire for review, not a classifier: a policy option (`injection_threshold`)
-can exclude records above a score, always with the reason reported. Text is scanned in a normalised view
+handles, exfiltration requests, hidden or encoded content. It is a tripwire for review, not a classifier:
+`injection_threshold` can exclude records above a score (always with the reason reported), and
+`marking="datamark-flagged"` datamarks the records at or above `SUSPICIOUS`. Text is scanned in a normalised view
 (invisible and control characters removed, NFKC, case-folded, common Cyrillic look-alikes mapped to Latin)
 and once more after decoding what an attacker uses to hide instructions (HTML entities, percent-encoding,
 backslash escapes, Unicode tag characters, base64), so the mutations that fool a plain regex do not fool it.
