@@ -7,7 +7,7 @@ source and category; BIPIA's attacks also without the canary request (the bare t
 hand-written payload seeds and their mutations (`tests/payloads.py`). Benign text: every record of the bundled
 HR corpus and the held-out corpora in tests/data, and, when given, the Wikipedia passages of the
 Lost-in-the-Middle NQ set. A text "fires" when its score reaches `passes.scan.SUSPICIOUS`, the threshold the
-screen condition, the `datamark-flagged` marking and the `suspicious_copy` finding share.
+screen condition, the `on_flagged` layout option and the `suspicious_copy` finding share.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..passes.scan import SUSPICIOUS, text_score
+from ..passes.scan import SUSPICIOUS, sentence_spans, text_score
 from ..render.formats import DATAMARK
 from .model import Finding, Sentence, shorten
 from .severities import Severities
@@ -50,7 +50,6 @@ _URL = re.compile(
 
 # The neutraliser's defused forms back to what they stand for (`render.neutralise`): for scoring only.
 _UNDEFUSE = str.maketrans({"\u2039": "<", "\u203a": ">", "\u2045": "[", "\u2046": "]", "\ua789": ":"})
-_SOURCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:<\|[^|<>\n]{1,40}\|>)?(?=[ \t])|\n")
 
 
 @dataclass(frozen=True)
@@ -87,9 +86,7 @@ def source_sentences(body: str, handle: str) -> list[SourceSentence]:
     `‹|im_start|›` the model was shown): a break after end punctuation (closing quotes and a role marker may
     follow it) and at every line break, so a planted instruction is not glued to the benign text after it."""
     text = body.replace(DATAMARK, " ").translate(_UNDEFUSE)
-    cuts = [0, *(m.end() for m in _SOURCE_END.finditer(text)), len(text)]
-    parts = (text[a:b].strip() for a, b in zip(cuts, cuts[1:]))
-    return [SourceSentence(handle, part) for part in parts if part]
+    return [SourceSentence(handle, text[a:b]) for a, b in sentence_spans(text)]
 
 
 def injected_findings(text: str, sentences: Sequence[Sentence], index: SourceIndex, levels: Severities

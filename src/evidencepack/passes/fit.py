@@ -142,8 +142,8 @@ class Blocks:
 
     def _prepare(self, cand: Candidate, boundary: str) -> Prepared:
         layout = self._layout
-        return prepare(cand, layout.fields, prefix=layout.handle_prefix, marking=layout.marking, boundary=boundary,
-                       frame_labels=layout.frame_labels)
+        return prepare(cand, layout.fields, prefix=layout.handle_prefix, marking=layout.marking,
+                       on_flagged=layout.on_flagged, boundary=boundary, frame_labels=layout.frame_labels)
 
     def costing_form(self, cand: Candidate) -> str:
         p, fmt = self.prepared(cand), self._layout.fmt

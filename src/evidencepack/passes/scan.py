@@ -5,10 +5,11 @@ your reply with …") or about what to tell the user, chat role markers and tool
 close a source block, requests to cite or trust the record itself, claims about "these sources", forged
 handles, exfiltration requests, hidden or encoded content. It is a tripwire for review, not a classifier:
 `injection_threshold` can exclude records above a score (always with the reason reported), and
-`marking="datamark-flagged"` datamarks the records at or above `SUSPICIOUS`. Text is scanned in a normalised view
-(invisible and control characters removed, NFKC, case-folded, common Cyrillic look-alikes mapped to Latin)
-and once more after decoding what an attacker uses to hide instructions (HTML entities, percent-encoding,
-backslash escapes, Unicode tag characters, base64), so the mutations that fool a plain regex do not fool it.
+`on_flagged` datamarks the records at or above `SUSPICIOUS` or cuts their flagged sentences out. Text is
+scanned in a normalised view (invisible and control characters removed, NFKC, case-folded, common Cyrillic
+look-alikes mapped to Latin) and once more after decoding what an attacker uses to hide instructions (HTML
+entities, percent-encoding, backslash escapes, Unicode tag characters, base64), so the mutations that fool a
+plain regex do not fool it.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ _B64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
 _CYRILLIC = str.maketrans("асԁеіјорѕхуАВСЕНІЈКМОРЅТХУ", "acdeijopsxyABCEHIJKMOPSTXY")
 _MAX_SCAN = 200_000  # characters per field: a tripwire, not a parser; keeps a 1 MB record cheap
-#: A score at or above this reads like an instruction to the model: the one threshold the `datamark-flagged`
-#: marking, the `suspicious_copy` finding and the eval harness's screen condition share. The lowest weight that
+#: A score at or above this reads like an instruction to the model: the one threshold the `on_flagged` layout
+#: option, the `suspicious_copy` finding and the eval harness's screen condition share. The lowest weight that
 #: fires alone is 0.3, so one signal is enough (scripts/scan_figures.py measures what that costs on benign text).
 SUSPICIOUS = 0.25
 
@@ -125,6 +126,38 @@ def text_signals(raw: str) -> dict[str, float]:
             if weight > found.get(name, 0.0) and pattern.search(view):
                 found[name] = weight
     return found
+
+
+# A sentence ends after end punctuation (closing quotes or brackets and a chat role marker may follow it) before
+# a space, and at every line break: a planted instruction is rarely glued to the benign text around it.
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:<\|[^|<>\n]{1,40}\|>)?(?=[ \t])|\n")
+#: What a redacted sentence becomes (`on_flagged="redact"`): short, and no instruction itself.
+REDACTED = "[removed: text addressed to the assistant]"
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, surrounding spaces left out: the unit the validator scores a
+    source in (`citations.injected`) and the unit `redact_flagged` cuts."""
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    out = []
+    for a, b in zip(cuts, cuts[1:]):
+        part = text[a:b]
+        if part.strip():
+            lead = len(part) - len(part.lstrip())
+            out.append((a + lead, a + len(part.rstrip())))
+    return out
+
+
+def redact_flagged(text: str) -> tuple[str, int]:
+    """`text` with every sentence the scan scores at `SUSPICIOUS` or more replaced by `REDACTED`, and how many
+    were; the rest of the text is untouched, byte for byte."""
+    parts: list[str] = []
+    last, cut = 0, 0
+    for a, b in sentence_spans(text):
+        if text_score(text[a:b]) >= SUSPICIOUS:
+            parts += [text[last:a], REDACTED]
+            last, cut = b, cut + 1
+    return ("".join(parts) + text[last:], cut) if cut else (text, 0)
 
 
 def _strings(record: Record) -> Iterator[str]:

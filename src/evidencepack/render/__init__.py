@@ -7,19 +7,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..passes.scan import SUSPICIOUS, injection_score
+from ..passes.scan import SUSPICIOUS, injection_score, redact_flagged
 from ..records.candidates import Candidate, status_text
 from .fields import PROFILES, escape_free_text, field_value, header_order, is_free_text, resolve_profile
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
 from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neutralise_value
 
-#: How record text is marked as data: not at all, datamarked (spotlighting), or datamarked only when the
-#: injection scan reads it as an instruction to the model (`passes.scan.SUSPICIOUS`): the defence lands where
-#: the attack is and leaves every other record verbatim and as cheap as before.
-MARKINGS: tuple[str, ...] = ("none", "datamark", "datamark-flagged")
+MARKINGS: tuple[str, ...] = ("none", "datamark")
+#: What happens to a record the injection scan reads as an instruction to the model (`passes.scan.SUSPICIOUS`):
+#: kept as it is, datamarked, or its flagged sentences cut out (`passes.scan.redact_flagged`; a record flagged
+#: as a whole but in no one sentence is datamarked). The defence lands where the attack is; every other record
+#: stays verbatim and costs what it did.
+ON_FLAGGED: tuple[str, ...] = ("keep", "datamark", "redact")
 
 __all__ = [
-    "DATAMARK", "FORMATS", "MARKINGS", "PROFILES", "Block", "Prepared", "header_segment", "neutralise",
+    "DATAMARK", "FORMATS", "MARKINGS", "ON_FLAGGED", "PROFILES", "Block", "Prepared", "header_segment", "neutralise",
     "mentions", "neutralise_value", "prepare", "read_blocks", "render_block", "resolve_profile", "status_text",
 ]
 
@@ -33,8 +35,8 @@ class Prepared:
     neutralised: Counter[str] = field(default_factory=Counter)
 
 
-def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: str = "none", boundary: str = "",
-            frame_labels: tuple[str, ...] = DEFAULT_FRAME_LABELS) -> Prepared:
+def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: str = "none", on_flagged: str = "keep",
+            boundary: str = "", frame_labels: tuple[str, ...] = DEFAULT_FRAME_LABELS) -> Prepared:
     """A candidate's header values and body, neutralised. Without `boundary` the work is the same for every
     request (and cached); `guard` re-runs it with the boundary only for a record that contains the code.
     Fields come in header order (closed vocabularies first); free-text values are escaped for quoting."""
@@ -56,14 +58,20 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
                 value = escaped
             if value:
                 fields.append((name, value))
+    text, mark = cand.record.text, marking == "datamark"
+    if on_flagged != "keep" and _flagged(cand):
+        if on_flagged == "redact":
+            text, cut = redact_flagged(text)
+            counts["redacted"] += cut
+        mark = mark or on_flagged == "datamark" or not counts["redacted"]
     if boundary:
         body_counts: Counter[str] = Counter()
-        body = neutralise(cand.record.text, boundary=boundary, handle_prefix=prefix, counts=body_counts,
+        body = neutralise(text, boundary=boundary, handle_prefix=prefix, counts=body_counts,
                           frame_labels=frame_labels)
     else:
-        body, body_counts = _neutralised_text(cand.record.text, prefix, frame_labels)
+        body, body_counts = _neutralised_text(text, prefix, frame_labels)
     counts.update(body_counts)
-    if marking == "datamark" or (marking == "datamark-flagged" and _flagged(cand)):
+    if mark:
         body = datamark(body)
         counts["datamarked"] += 1
     return Prepared(tuple(fields), body, counts)

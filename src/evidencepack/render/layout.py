@@ -42,7 +42,7 @@ from typing import Any
 from ..errors import OptionError
 from ..optspec import check_bool, check_choice, check_number, option, optional_float
 from ..passes.order import strategies
-from . import MARKINGS
+from . import MARKINGS, ON_FLAGGED
 from .fields import PROFILES, resolve_profile
 from .formats import FORMATS, Format, get_format
 from .guidance import ANSWER_FORMS as FORMS
@@ -143,6 +143,9 @@ class Layout:
         "on the command line a file)", cli="file")
     handle_prefix: str = option("S", "the letters before a source's number in its handle ([S1])")
     marking: str = option("none", "spotlighting datamarking of record text", choices=lambda: MARKINGS)
+    on_flagged: str = option(
+        "keep", "what to do with a record the injection scan reads as an instruction to the model: keep it as it "
+        "is, datamark it, or cut its flagged sentences out (redact)", choices=lambda: ON_FLAGGED)
     conflict_embedding_threshold: float | None = option(
         0.9, "cosine at or above which records without a topic, by their embeddings, form a conflict group "
         "(none: only topics group)", parse=optional_float)
@@ -166,6 +169,7 @@ class Layout:
         check_choice("conflict_policy", self.conflict_policy, tuple(CONFLICT_RULES))
         check_choice("abstain", self.abstain, tuple(ABSTAIN_RULES))
         check_choice("marking", self.marking, MARKINGS)
+        check_choice("on_flagged", self.on_flagged, ON_FLAGGED)
         check_choice("notice_placement", self.notice_placement, NOTICE_PLACEMENTS)
         check_choice("notice_style", self.notice_style, NOTICE_STYLES)
         check_choice("boundary_scope", self.boundary_scope, BOUNDARY_SCOPES)
@@ -283,7 +287,8 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
     "datamark": {"marking": "datamark"},  # spotlighting: a marker through every space of record text
-    "datamark-flagged": {"marking": "datamark-flagged"},  # the same, only in records the injection scan flags
+    "datamark-flagged": {"on_flagged": "datamark"},  # the same, only in records the injection scan flags
+    "redact-flagged": {"on_flagged": "redact"},  # the sentences the injection scan flags cut out
 }
 
 #: The named layouts (`Layout.preset`).
