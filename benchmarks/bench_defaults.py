@@ -32,6 +32,8 @@ VARIANTS: dict[str, Layout] = {
     "original + format=compact": ORIGINAL.with_variants("compact"),
     "original + order=edges-authority": ORIGINAL.with_variants("authority-edges"),
     "original + abstain=last-resort": ORIGINAL.with_variants("last-resort"),
+    "defaults + on_flagged=datamark": Layout(on_flagged="datamark"),
+    "defaults + on_flagged=redact": Layout(on_flagged="redact"),
 }
 
 

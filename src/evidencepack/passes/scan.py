@@ -20,6 +20,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -107,7 +108,13 @@ def injection_score(record: Record) -> float:
 
 def injection_signals(record: Record) -> dict[str, float]:
     """Which signal kinds fired, with their weight (the strongest pattern per kind); for the report."""
-    return text_signals("\n".join(s[:_MAX_SCAN] for s in _strings(record)))
+    return dict(_signals("\n".join(s[:_MAX_SCAN] for s in _strings(record))))
+
+
+@lru_cache(maxsize=16_384)
+def _signals(joined: str) -> tuple[tuple[str, float], ...]:
+    """A record's signals, cached by its text and metadata: a warm corpus is scanned once, not per request."""
+    return tuple(text_signals(joined).items())
 
 
 def text_score(text: str) -> float:
