@@ -4,7 +4,9 @@
 
 Attack text: the injection harness's attacks (BIPIA's text attacks with the canary request, and our own), per
 source and category; BIPIA's attacks also without the canary request (the bare task, as BIPIA ships it); the
-hand-written payload seeds and their mutations (`tests/payloads.py`). Benign text: every record of the bundled
+hand-written payload seeds and their mutations (`tests/payloads.py`); a probe of 20 attacks and 10 benign
+imperative sentences written after the scan was last widened and never used to tune it (`tests/data/
+scan_probe.jsonl`: its figures are the out-of-sample ones). Benign text: every record of the bundled
 HR corpus and the held-out corpora in tests/data, and, when given, the Wikipedia passages of the
 Lost-in-the-Middle NQ set. A text "fires" when its score reaches `passes.scan.SUSPICIOUS`, the threshold the
 screen condition, the `on_flagged` layout option and the `suspicious_copy` finding share.
@@ -66,9 +68,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| **own** | {fired(a.text for a in attacks if a.source == 'own')} |")
     print(f"| payload seeds (tests/payloads.py) | {fired(p for _, p in base_payloads())} |")
     print(f"| payload seeds and mutations | {fired(p for _, p in all_payloads())} |")
+    probe = [json.loads(line) for line in (ROOT / "tests/data/scan_probe.jsonl").read_text("utf-8").splitlines()]
+    print(f"| probe attacks, written after the widening and never tuned on | "
+          f"{fired(r['text'] for r in probe if r['kind'] == 'attack')} |")
     print("\n| benign text | fires |\n|---|---|")
     kinds: Counter[str] = Counter()
-    for name, texts in benign_texts(args.nq).items():
+    texts_by_set = benign_texts(args.nq)
+    texts_by_set["probe: benign imperatives (policy prose)"] = [r["text"] for r in probe if r["kind"] == "benign"]
+    for name, texts in texts_by_set.items():
         hits = [t for t in texts if text_score(t) >= SUSPICIOUS]
         for t in hits:
             kinds.update(text_signals(t).keys())
