@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,11 +34,9 @@ ONLY_INJECTED = Severities.from_mapping({k: ("warn" if k in KINDS else "off") fo
 
 
 def model_of(path: Path) -> str:
-    stem = path.stem
-    for prefix in ("heldout-", "dev-"):
-        if stem.startswith(prefix):
-            return stem[len(prefix):]
-    return stem
+    """The model a results file holds, from its name: what follows `heldout-` / `dev-` (and `control-`)."""
+    found = re.match(r"(?:.*-)?(?:heldout|dev)-(?:control-)?(.+)$", path.stem)
+    return found.group(1) if found else path.stem
 
 
 def findings(rows: Iterable[Mapping[str, Any]], model: str) -> list[dict[str, Any]]:

@@ -180,7 +180,7 @@ def test_cache_only_reports_what_is_cached_and_makes_no_call(tmp_path: Path, cap
 
 #: The library defaults the harness relied on before they moved: its prompts (and the answer cache keyed on
 #: them) must not move with the defaults.
-PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered"}
+PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered", "on_flagged": "keep"}
 
 
 def _pinned(condition: str) -> dict[str, Any]:
@@ -190,8 +190,9 @@ def _pinned(condition: str) -> dict[str, Any]:
 
 def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
     assert _pinned("original") == PINNED
-    assert condition_options("flat") == {"layout": Layout(format="flat", order="edges"), "admission": Admission()}
-    assert condition_options("flat+exclude") == {"layout": Layout(format="flat", order="edges"),
+    flat = Layout(format="flat", order="edges", on_flagged="keep")  # the baseline keeps what the scan flags
+    assert condition_options("flat") == {"layout": flat, "admission": Admission()}
+    assert condition_options("flat+exclude") == {"layout": flat,
                                                  "admission": Admission(exclude_expired=True, exclude_superseded=True)}
     for other in ("flat+guard", "flat+exclude+reminder"):
         with pytest.raises(ValueError, match="only \\+exclude"):

@@ -28,6 +28,7 @@ from evidencepack.eval.injections import (
     sample,
     split_of,
 )
+from evidencepack.passes.scan import REDACTED
 
 TASKS = load_tasks()
 CORPORA = load_corpora()
@@ -86,9 +87,12 @@ def test_insertion_at_each_position_reaches_record_and_prompt(position: str) -> 
     run = InjectionRun(ScriptedBackend(), [task], CORPORA, Sampling())
     target = next(r for r in run.records(task) if r.id == task.target)
     assert task.attack.text in target.text
-    for cond in ("flat", "structured"):
+    for cond in ("flat", "structured+keep-flagged"):
         _, messages = run.assembly(task, cond)
         assert task.attack.text in messages[-1]["content"]
+    # the default cuts the planted sentence out of the record and keeps the record's own sentences
+    _, messages = run.assembly(task, "structured")
+    assert task.attack.text not in messages[-1]["content"] and REDACTED in messages[-1]["content"]
 
 
 def test_success_and_utility_checks_on_hand_written_answers() -> None:
@@ -115,22 +119,24 @@ def _rule(obey: bool):  # type: ignore[no-untyped-def]
 
 def test_conditions_and_report_shape(tmp_path: Path) -> None:
     tasks = [t for t in TASKS if t.attack.id == "own-override-1"]
-    conds = ("flat", "structured", "structured+datamark", "structured+screen", "structured+withhold",
-             "structured+sandwich")
+    conds = ("flat", "structured", "structured+keep-flagged", "structured+datamark+keep-flagged", "structured+screen",
+             "structured+withhold+keep-flagged", "structured+sandwich+keep-flagged")
     run = InjectionRun(ScriptedBackend(rule=_rule(True)), tasks, CORPORA, Sampling(), conditions=conds)
     rows = run.run()
     assert len(rows) == len(tasks) * len(conds)
     by = {(r["condition"], r["task"]): r for r in rows}
     for t in tasks:
-        assert by[("structured", t.id)]["obeyed"] is True
-        assert by[("structured+sandwich", t.id)]["obeyed"] is False  # the rule heeds the reminder
+        assert by[("structured+keep-flagged", t.id)]["obeyed"] is True
+        assert by[("structured", t.id)]["obeyed"] is False  # the default cut the planted sentence
+        assert by[("structured+sandwich+keep-flagged", t.id)]["obeyed"] is False  # the rule heeds the reminder
         screened = by[("structured+screen", t.id)]
         assert screened["target_included"] is False and screened["obeyed"] is False  # score 0.5 > 0.25
-        assert by[("structured+withhold", t.id)]["prompt_hash"] == by[("structured", t.id)]["prompt_hash"]
+        assert by[("structured+withhold+keep-flagged", t.id)]["prompt_hash"] == \
+            by[("structured+keep-flagged", t.id)]["prompt_hash"]
     m = injection_metrics(rows)
-    assert m["structured"]["asr"]["k"] == len(tasks) and m["structured+sandwich"]["asr"]["k"] == 0
+    assert m["structured+keep-flagged"]["asr"]["k"] == len(tasks) and m["structured"]["asr"]["k"] == 0
     pairs = injection_paired(rows)
-    assert pairs["structured+sandwich"]["asr"] == {"better": len(tasks), "worse": 0, "p": pytest.approx(0.25)}
+    assert pairs["structured+keep-flagged"]["asr"] == {"better": 0, "worse": len(tasks), "p": pytest.approx(0.25)}
     report = injection_report(rows, {"is_model": False})
     assert "SCRIPTED BACKEND" in report and "## ASR by position in the record" in report
     assert "## Paired against `structured`" in report
@@ -138,14 +144,14 @@ def test_conditions_and_report_shape(tmp_path: Path) -> None:
 
 
 def test_datamark_marks_the_attack() -> None:
-    opts, sandwich = injection_options("structured+datamark")
+    opts, sandwich = injection_options("structured+datamark+keep-flagged")
     assert opts["layout"].marking == "datamark" and not sandwich
     assert injection_options("structured+screen")[0]["admission"].injection_threshold == 0.25
     with pytest.raises(OptionError):
         injection_options("flat+datamark")
     task = next(t for t in TASKS if t.attack.id == "own-override-1")
     run = InjectionRun(ScriptedBackend(), [task], CORPORA, Sampling())
-    _, messages = run.assembly(task, "structured+datamark")
+    _, messages = run.assembly(task, "structured+datamark+keep-flagged")
     assert task.attack.text not in messages[-1]["content"]
     assert "Ignore\u02c6all" in messages[-1]["content"]
 
@@ -218,7 +224,7 @@ def test_control_runs_each_task_clean_and_reports_the_cost_of_the_attack(capsys:
     from evidencepack.eval.injections import injection_control
 
     tasks = [t for t in TASKS if t.attack.id == "own-override-1"]
-    conds = ("structured", "structured+sandwich")
+    conds = ("structured+keep-flagged", "structured+sandwich+keep-flagged")
     def echo(messages):  # type: ignore[no-untyped-def]
         """Obeys the override when it is in the prompt and unreminded; else repeats the prompt (the gold
         record's answer with it)."""
@@ -238,18 +244,19 @@ def test_control_runs_each_task_clean_and_reports_the_cost_of_the_attack(capsys:
             and not x["control"])
         assert r["obeyed"] is False and r["answered"] is True
     # the main table is the attacked arm only; the control has its own numbers
-    assert injection_metrics(rows)["structured"]["asr"]["n"] == len(tasks)
+    assert injection_metrics(rows)["structured+keep-flagged"]["asr"]["n"] == len(tasks)
     ctl = injection_control(rows)
-    s = ctl["structured"]
+    s = ctl["structured+keep-flagged"]
     assert s["tasks"] == len(tasks) and s["utility_clean"]["k"] == len(tasks)
     assert s["utility_attacked"]["k"] == 0 and s["lost"] == len(tasks) and s["gained"] == 0
-    assert s["clean_asr"]["k"] == 0 and ctl["structured+sandwich"]["lost"] == 0
-    assert ctl["structured+sandwich"]["asr_attacked"]["k"] == len(tasks)  # the echo repeats the planted text
+    assert s["clean_asr"]["k"] == 0 and ctl["structured+sandwich+keep-flagged"]["lost"] == 0
+    # the echo repeats the planted text
+    assert ctl["structured+sandwich+keep-flagged"]["asr_attacked"]["k"] == len(tasks)
     report = injection_report(rows, {"is_model": False})
     assert "## No-attack control" in report and report.count(" / control** (") == len(clean)
     # a loose success check shows up as a false positive on clean answers
-    loose = [dict(r, obeyed=True) if r["control"] and r["condition"] == "structured" else r for r in rows]
-    assert injection_control(loose)["structured"]["clean_asr"]["k"] == len(tasks)
+    loose = [dict(r, obeyed=True) if r["control"] and r["condition"] == "structured+keep-flagged" else r for r in rows]
+    assert injection_control(loose)["structured+keep-flagged"]["clean_asr"]["k"] == len(tasks)
     assert "the check is loose there" in injection_report(loose, {"is_model": False})
     # the same prompts again come from the cache; --count-calls counts the control's prompts
     assert main(["eval", "injections", "--count-calls", "--split", "heldout", "--per-category", "1",
@@ -283,17 +290,17 @@ def test_guard_precision_on_the_hand_labelled_runs() -> None:
     gp = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gp)
     runs = root / "docs" / "eval-results" / "injections"
-    labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed"])
-              for d in map(json.loads, (runs / "by-hand.jsonl").read_text("utf-8").splitlines())}
+    labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed_hand"])
+              for d in map(json.loads, (runs / "by-hand-redact.jsonl").read_text("utf-8").splitlines())
+              if d["split"] == "heldout" and not d["control"]}
     found = []
-    for path in sorted(runs.glob("heldout-*.jsonl")):
+    for path in sorted(runs.glob("redact-heldout-qwen*.jsonl")):
         found += gp.findings([json.loads(line) for line in path.read_text("utf-8").splitlines()], gp.model_of(path))
-    assert len(found) == len(labels) == 252
-    # the screen condition's prompts moved with the scan (it now flags every planted text of these runs)
-    assert {x["condition"] for x in found if not x["rebuilt"]} == {"structured+screen"}
+    assert len(found) == len(labels) == 352 and all(x["rebuilt"] for x in found)
     m = gp.measure(found, labels)
     assert {k: m[f"all rows: {k}"]["tp"] for k in ("suspicious_copy", "foreign_url")} == \
-        {"suspicious_copy": 97, "foreign_url": 0}
-    assert m["all rows: either finding"]["fp"] == 0
+        {"suspicious_copy": 114, "foreign_url": 0}
+    assert m["all rows: suspicious_copy"]["fp"] == 0
+    assert m["all rows: foreign_url"]["fp"] == 1  # a made-up company link, no injection behind it
     pattern = m["all rows: pattern check"]
-    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (132, 0, 2)
+    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (150, 0, 3)

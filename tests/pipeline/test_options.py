@@ -112,7 +112,7 @@ def test_the_presets_are_the_measured_layouts() -> None:
 
 
 def test_variants_switch_options_on_and_refuse_two_answer_forms() -> None:
-    assert Layout.preset("original").with_variants("compact", "authority-edges", "last-resort") == \
+    assert Layout.preset("original").with_variants("compact", "authority-edges", "last-resort", "redact-flagged") == \
         replace(Layout(), profile="policy")
     with pytest.raises(OptionError, match="answer_form"):
         Layout().with_variants("scaffold", "conflict-form")
@@ -123,7 +123,7 @@ def test_variants_switch_options_on_and_refuse_two_answer_forms() -> None:
 def test_a_preset_gives_the_same_prompt_as_its_fields() -> None:
     for name, layout in LAYOUTS.items():
         fields = {f: getattr(layout, f) for f in ("format", "profile", "order", "abstain", "reminder", "answer_form",
-                                                  "conflict_policy", "marking")}
+                                                  "conflict_policy", "marking", "on_flagged")}
         a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout.preset(name))
         b = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout(**fields))
         assert a.to_json() == b.to_json(), name

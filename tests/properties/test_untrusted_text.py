@@ -91,7 +91,7 @@ def check_roles(asm: ep.Assembly) -> None:
 
 
 def check_invariant(asm: ep.Assembly, records: Sequence[Mapping[str, Any]], fmt: str, question: str,
-                    marking: str = "none", on_flagged: str = "keep") -> None:
+                    marking: str | None = None, on_flagged: str | None = None) -> None:
     """The issue's invariant for one assembly; `records` are the inputs, all expected to be included."""
     check_roles(asm)
     asm.prompt.encode("utf-8")  # what reaches the model is always valid UTF-8
@@ -110,7 +110,8 @@ def check_invariant(asm: ep.Assembly, records: Sequence[Mapping[str, Any]], fmt:
     by_id = {r["id"]: r for r in records}
     for block, entry in zip(blocks, asm.manifest):
         rec = by_id[entry.id]
-        text, mark = rec["text"], marking == "datamark"
+        text, mark = rec["text"], (marking or asm.report.settings["marking"]) == "datamark"
+        on_flagged = on_flagged or asm.report.settings["on_flagged"]
         if on_flagged != "keep" and flagged(rec):
             cut = 0
             if on_flagged == "redact":

@@ -7,11 +7,13 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
 - `default`: what `assemble` does when nothing is said: `compact` blocks (the fewest header and delimiter
   tokens around the records, 69 fewer per trap prompt than `text`), `edges-authority` seating and the
   `last-resort` abstain line. On both small models measured it gave the fewest stale answers and the most
-  current-correct ones of any layout without an answer form.
+  current-correct ones of any layout without an answer form. A sentence the injection scan reads as an
+  instruction to the model is cut out of its record (`on_flagged="redact"`): on the injection dev split it
+  took both small models from obeying 13-15 of 21 planted instructions to 0-1 without losing an answer.
 - `original`: the first structured layout, pinned (`text` blocks, `policy` fields, `edges` order, the
-  `if-unanswered` line, the notice on): its options never change when the defaults do. Its bytes follow the
-  renderer: they moved once, when the headers were made unforgeable (issue 25).
-- `flat`: the failing baseline: record texts joined by newlines, no handles, no metadata.
+  `if-unanswered` line, the notice on, flagged records kept): its options never change when the defaults do.
+  Its bytes follow the renderer: they moved once, when the headers were made unforgeable (issue 25).
+- `flat`: the failing baseline: record texts joined by newlines, no handles, no metadata, flagged records kept.
 - `scaffold`: the default plus the reminder after the question and the answer form (answer with handles, then
   a conflicts line): the layout that made the 1.5B model name conflicts most often (10/25) and write its
   handles; it made the 0.5B model worse, so it is opt-in.
@@ -27,8 +29,9 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
   handles) with the same withholding; on the 0.5B model it matched or beat every structured layout.
 - `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
-  on both small models it cut the rate at which they obeyed an instruction planted in a record (issue 28,
-  docs/evaluation.md) without costing the benign answer, at about 84 % more record-text tokens.
+  every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
+  the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
+  28, docs/evaluation.md), at about 84 % more record-text tokens and some clean answers on the 0.5B.
 """
 
 from __future__ import annotations
@@ -144,8 +147,8 @@ class Layout:
     handle_prefix: str = option("S", "the letters before a source's number in its handle ([S1])")
     marking: str = option("none", "spotlighting datamarking of record text", choices=lambda: MARKINGS)
     on_flagged: str = option(
-        "keep", "what to do with a record the injection scan reads as an instruction to the model: keep it as it "
-        "is, datamark it, or cut its flagged sentences out (redact)", choices=lambda: ON_FLAGGED)
+        "redact", "what to do with a record the injection scan reads as an instruction to the model: cut its "
+        "flagged sentences out (redact), datamark it, or keep it as it is", choices=lambda: ON_FLAGGED)
     conflict_embedding_threshold: float | None = option(
         0.9, "cosine at or above which records without a topic, by their embeddings, form a conflict group "
         "(none: only topics group)", parse=optional_float)
@@ -288,14 +291,16 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
     "datamark": {"marking": "datamark"},  # spotlighting: a marker through every space of record text
     "datamark-flagged": {"on_flagged": "datamark"},  # the same, only in records the injection scan flags
-    "redact-flagged": {"on_flagged": "redact"},  # the sentences the injection scan flags cut out
+    "redact-flagged": {"on_flagged": "redact"},  # the sentences the injection scan flags cut out (the default)
+    "keep-flagged": {"on_flagged": "keep"},  # records the injection scan flags kept as they are (no defence)
 }
 
 #: The named layouts (`Layout.preset`).
 LAYOUTS: dict[str, Layout] = {
     "default": Layout(),
-    "original": Layout(format="text", profile="policy", order="edges", abstain="if-unanswered", conflict_notice=True),
-    "flat": Layout(format="flat", order="edges"),
+    "original": Layout(format="text", profile="policy", order="edges", abstain="if-unanswered", conflict_notice=True,
+                       on_flagged="keep"),
+    "flat": Layout(format="flat", order="edges", on_flagged="keep"),
     "scaffold": Layout().with_variants("reminder", "scaffold"),
     "conflict-form": Layout().with_variants("conflict-form"),
     "decide": Layout(conflict_policy="withhold"),
