@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +63,10 @@ STOP_WORDS = frozenset([
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
+@lru_cache(maxsize=65_536)
 def stem(w: str) -> str:
-    """A light suffix-stripping stem, no dictionary: enough to match "claims" with "claim" across texts."""
+    """A light suffix-stripping stem, no dictionary: enough to match "claims" with "claim" across texts (cached:
+    the same words recur in every source and answer)."""
     w = w.strip("'-").removesuffix("'s")
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:

@@ -137,11 +137,12 @@ def _copies(sentences: Sequence[Sentence], sources: Sequence[SourceSentence], in
     return out
 
 
-def _names(text: str) -> list[str]:
+@lru_cache(maxsize=16_384)
+def _names(text: str) -> tuple[str, ...]:
     """Name-like words of a source sentence, as written; a capitalised (not upper-case) first word is left out:
-    it is capitalised because it starts the sentence."""
-    return [m.group(0) for m in _NAME.finditer(text)
-            if m.group(0).isupper() or text[:m.start()].strip(" \t\"'([*#>-")]
+    it is capitalised because it starts the sentence. Cached: the same sources come back with every answer."""
+    return tuple(m.group(0) for m in _NAME.finditer(text)
+                 if m.group(0).isupper() or text[:m.start()].strip(" \t\"'([*#>-"))
 
 
 def _planted_names(sentences: Sequence[Sentence], sources: Sequence[SourceSentence], index: SourceIndex

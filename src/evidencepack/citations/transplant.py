@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .attribution import STOP_WORDS, stem
 from .injected import source_sentences
@@ -88,14 +88,20 @@ def _sources(index: SourceIndex) -> list[_Stated]:
     """Every sentence of the sources as the model saw them."""
     out: list[_Stated] = []
     for h, passage in index.passages.items():
-        body = passage.split("\n", 1)[1] if "\n" in passage else ""
         src = index.sources[h]
-        titles = _words(" ".join(t for t in (src.doc, src.section) if t))
-        out += [_Stated(h, s.text, _words(s.text) | titles) for s in source_sentences(body, h)]
+        out += _passage(h, passage, " ".join(t for t in (src.doc, src.section) if t))
     if not index.passages and index.prompt and index.question:  # flat: the user text before its question line
-        context = index.prompt.rsplit("\nQuestion: ", 1)[0]
-        out += [_Stated("", s.text, _words(s.text)) for s in source_sentences(context, "")]
+        out += _passage("", "\n" + index.prompt.rsplit("\nQuestion: ", 1)[0], "")
     return out
+
+
+@lru_cache(maxsize=4096)
+def _passage(handle: str, passage: str, titles: str) -> tuple[_Stated, ...]:
+    """A passage's sentences with their words, read once per passage: the next answer to the same prompt (a
+    retry, a stream) reuses them."""
+    body = passage.split("\n", 1)[1] if "\n" in passage else ""
+    extra = _words(titles)
+    return tuple(_Stated(handle, s.text, _words(s.text) | extra) for s in source_sentences(body, handle))
 
 
 def _identifier(text: str, value: Value) -> bool:
