@@ -4,9 +4,10 @@
 
 Attack text: the injection harness's attacks (BIPIA's text attacks with the canary request, and our own), per
 source and category; BIPIA's attacks also without the canary request (the bare task, as BIPIA ships it); the
-hand-written payload seeds and their mutations (`tests/payloads.py`); a probe of 20 attacks and 10 benign
-imperative sentences written after the scan was last widened and never used to tune it (`tests/data/
-scan_probe.jsonl`: its figures are the out-of-sample ones). Benign text: every record of the bundled
+hand-written payload seeds and their mutations (`tests/payloads.py`); two probes of 20 attacks and 10 benign
+imperative sentences each (`tests/data/scan_probe*.jsonl`): the first was written after the first widening and
+then used for the second (in-sample now), the second was written after the second and never used to tune
+(its figures are the out-of-sample ones). Benign text: every record of the bundled
 HR corpus and the held-out corpora in tests/data, and, when given, the Wikipedia passages of the
 Lost-in-the-Middle NQ set. A text "fires" when its score reaches `passes.scan.SUSPICIOUS`, the threshold the
 screen condition, the `on_flagged` layout option and the `suspicious_copy` finding share.
@@ -68,13 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| **own** | {fired(a.text for a in attacks if a.source == 'own')} |")
     print(f"| payload seeds (tests/payloads.py) | {fired(p for _, p in base_payloads())} |")
     print(f"| payload seeds and mutations | {fired(p for _, p in all_payloads())} |")
-    probe = [json.loads(line) for line in (ROOT / "tests/data/scan_probe.jsonl").read_text("utf-8").splitlines()]
-    print(f"| probe attacks, written after the widening and never tuned on | "
-          f"{fired(r['text'] for r in probe if r['kind'] == 'attack')} |")
+    probes = {name: [json.loads(line) for line in (ROOT / "tests/data" / f"{name}.jsonl").read_text("utf-8")
+                     .splitlines()] for name in ("scan_probe", "scan_probe2")}
+    print(f"| probe 1 attacks (tuned on since: in-sample) | "
+          f"{fired(r['text'] for r in probes['scan_probe'] if r['kind'] == 'attack')} |")
+    print(f"| probe 2 attacks (written after the last widening, never tuned on) | "
+          f"{fired(r['text'] for r in probes['scan_probe2'] if r['kind'] == 'attack')} |")
     print("\n| benign text | fires |\n|---|---|")
     kinds: Counter[str] = Counter()
     texts_by_set = benign_texts(args.nq)
-    texts_by_set["probe: benign imperatives (policy prose)"] = [r["text"] for r in probe if r["kind"] == "benign"]
+    for name, probe in probes.items():
+        texts_by_set[f"{name}: benign imperatives (policy prose)"] = [r["text"] for r in probe if r["kind"] == "benign"]
     for name, texts in texts_by_set.items():
         hits = [t for t in texts if text_score(t) >= SUSPICIOUS]
         for t in hits:

@@ -404,6 +404,16 @@ def test_reply_and_user_directives_are_scored(signal: str, planted: str, benign:
     assert scan_module.text_score(f"Opening hours are 9 to 5. {benign}") == 0
 
 
+def test_no_record_of_the_evaluation_corpora_is_flagged() -> None:
+    """The default cuts flagged sentences, so a flagged corpus sentence would move every trap prompt it is in
+    (and a benign fact would be lost): none of the bundled and held-out corpora's sentences is flagged."""
+    data = Path(__file__).resolve().parents[1] / "data"
+    texts = [r.text for r in corpus()] + [json.loads(line)["text"] for path in sorted(data.glob("*corpus*.jsonl"))
+                                          for line in path.read_text("utf-8").splitlines() if line.strip()]
+    assert len(texts) > 150
+    assert [t for t in texts if scan_module.redact_flagged(t)[1]] == []
+
+
 def test_datamark_flagged_marks_only_what_the_scan_flags() -> None:
     """The defence lands on the planted record; every other record stays verbatim, and the report says which
     record was marked."""

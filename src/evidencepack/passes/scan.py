@@ -32,15 +32,17 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         ("override", 0.5,
          r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:previous|prior|above|earlier|all|"
          r"system|your|the|other|any)\b.{0,30}\b(?:instructions?|prompts?|rules|guidelines|messages?|sources?|"
-         r"context|question|safety)"),
+         r"context|question|safety|requests?|task|query)"),
         ("override", 0.5,
          r"\b(?:forget everything|supersedes? your|real instructions|no restrictions|developer mode|"
-         r"maintenance mode|(?:note|message) to the (?:ai|model|assistant|llm)|do not answer the question|"
+         r"maintenance mode|(?:note|message|notice|instructions?) (?:to|for) (?:the |all |any )?(?:ai|models?|"
+         r"assistants?|llms?|language models?|chatbots?)\b|do not answer the question|"
          r"(?:priority|developer|admin(?:istrator)?) (?:override|instructions?))"),
         ("role_marker", 0.4,
          r"<\s*\|\s*[a-z_▁][a-z_▁ ]{1,29}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
          r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
         ("role_label", 0.3,
+         r"#{2,6}[ \t]{0,3}(?:system|assistant|instructions?)[ \t]{0,3}#{2}|"
          r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response|developer|tool|ai|"
          r"function|bot)\s*:"),
         ("close_block", 0.3,
@@ -64,6 +66,15 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"\byour (?:answer|response|reply|output|message)s?\b|"
          r"\b(?:every|each|all|any) (?:answer|reply|response)s? (?:must|should|shall)\b|"
          r"\b(?:say|write|answer|reply|respond|report)\b.{0,30}\b(?:exactly|verbatim|as the answer)\b"),
+        ("answer_directive", 0.4,
+         r"\b(?:translate|rewrite|format|write|put|phrase|word|style)\b.{0,20}\byour (?:answer|response|reply|"
+         r"output)s?\b|\b(?:respond|reply|answer)s? to (?:every|each|any|all) (?:query|queries|question|request|"
+         r"message)|\b(?:respond|reply)\s+only\b|\bonly (?:respond|reply|answer) (?:in|with)\b|"
+         r"\bbefore (?:answering|responding|replying|you answer|you respond|you reply)\b|"
+         r"\badd (?:the following|this) (?:sentence|line|text|link|phrase|note)\b"),
+        ("model_directive", 0.3,
+         r"\bthe (?:assistant|ai|model|chatbot|language model|llm)\b.{0,20}\b(?:should|must|shall|needs to|"
+         r"has to|will now)\b"),
         ("user_directive", 0.3,
          r"\b(?:tell|inform|advise|remind|warn|instruct|ask) the user\b|\bthe user'?s question\b|"
          r"\b(?:never|do not|don't) (?:tell|give|show) the user\b"),
@@ -75,7 +86,8 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         ("exfiltration", 0.4,
          r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate|append|include|quote|list)\b.{0,40}\b(?:"
          r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
-         r"environment variables?|email)"),
+         r"environment variables?|email)|\b(?:repeat|print|output|reveal|copy)\b.{0,20}\b(?:text|everything|"
+         r"content|message|words) above\b"),
         ("exfiltration", 0.3,
          r"!\[[^\]]{0,200}\]\(https?://[^)?]{0,500}\?[^)]{0,500}=|https?://\S{0,500}(?:\{|%7b)|"
          r"<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?https?://|"
