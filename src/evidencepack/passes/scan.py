@@ -30,6 +30,7 @@ from ..records.record import Record
 _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
     (name, weight, re.compile(pattern, re.MULTILINE)) for name, weight, pattern in (
         ("override", 0.5,
+         r"\b(?:ignore|disregard|forget)\b.{0,10}\b(?:the above|what you were (?:asked|told))\b|"
          r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:previous|prior|above|earlier|all|"
          r"system|your|the|other|any)\b.{0,30}\b(?:instructions?|prompts?|rules|guidelines|messages?|sources?|"
          r"context|question|safety|requests?|task|query)"),
@@ -43,6 +44,7 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
         ("role_label", 0.3,
          r"#{2,6}[ \t]{0,3}(?:system|assistant|instructions?)[ \t]{0,3}#{2}|"
+         r"<!--[ \t]{0,3}(?:system|assistant|ai|instructions?)\s{0,3}:|"
          r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response|developer|tool|ai|"
          r"function|bot)\s*:"),
         ("close_block", 0.3,
@@ -71,10 +73,17 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"output)s?\b|\b(?:respond|reply|answer)s? to (?:every|each|any|all) (?:query|queries|question|request|"
          r"message)|\b(?:respond|reply)\s+only\b|\bonly (?:respond|reply|answer) (?:in|with)\b|"
          r"\bbefore (?:answering|responding|replying|you answer|you respond|you reply)\b|"
-         r"\badd (?:the following|this) (?:sentence|line|text|link|phrase|note)\b"),
+         r"\badd (?:the following|this) (?:sentence|line|text|link|phrase|note)\b|"
+         r"\byour (?:final )?(?:answer|response|reply|output) (?:must|should|shall|has to|needs to)\b|"
+         r"\b(?:reply|respond|answer) with (?:only|just|nothing but)\b|"
+         r"\bwhen (?:asked|someone asks|a user asks|the user asks)\b.{0,40}\b(?:always|say|answer|reply|respond)\b|"
+         r"\b(?:respond|reply|answer|talk) to the (?:user|reader)\b|\b(?:tell|inform|advise) the reader\b"),
         ("model_directive", 0.3,
          r"\bthe (?:assistant|ai|model|chatbot|language model|llm)\b.{0,20}\b(?:should|must|shall|needs to|"
-         r"has to|will now)\b"),
+         r"has to|will now)\b|\b(?:hey|dear|attention|to any|to all|notes? (?:to|for)) (?:the )?(?:ai|llm|chatbot|"
+         r"assistant|bot|language model|automated (?:readers?|systems?|agents?))\b|\bllm instructions?\b|"
+         r"\bif you are an? (?:ai|llm|chatbot|assistant|bot|(?:large )?language model)\b|\bpretend (?:you are|to be)\b|"
+         r"\bnew task\s*:|\bwhoever (?:reads|processes|summari[sz]es) this\b"),
         ("user_directive", 0.3,
          r"\b(?:tell|inform|advise|remind|warn|instruct|ask) the user\b|\bthe user'?s question\b|"
          r"\b(?:never|do not|don't) (?:tell|give|show) the user\b"),
@@ -87,7 +96,7 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
          r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate|append|include|quote|list)\b.{0,40}\b(?:"
          r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
          r"environment variables?|email)|\b(?:repeat|print|output|reveal|copy)\b.{0,20}\b(?:text|everything|"
-         r"content|message|words) above\b"),
+         r"content|message|words) above\b|\b(?:initial|original|hidden|first) prompt\b"),
         ("exfiltration", 0.3,
          r"!\[[^\]]{0,200}\]\(https?://[^)?]{0,500}\?[^)]{0,500}=|https?://\S{0,500}(?:\{|%7b)|"
          r"<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?https?://|"
