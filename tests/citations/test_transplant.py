@@ -108,3 +108,23 @@ def test_never_fires_on_an_answer_without_digits(answer: str) -> None:
     # number words stay: "forty dollars" is a value, but no source here states one in words
     a = _assembly([LODGING, RECEIPTS])
     assert _found(answer, a) == []
+
+
+def test_the_reader_gets_a_note_built_from_metadata_with_the_first_answer() -> None:
+    """`transplant_note` (and `Answered.with_notes`): the value is the answer's own, the source is named by its
+    doc and section, never quoted; no finding, no note."""
+    from evidencepack.citations import transplant_note
+    from evidencepack.integrations.common import Answered
+
+    a = _assembly([LODGING, RECEIPTS])
+    answer = f"The daily meal allowance is $25 [{_handle(a, 'receipts')}]."
+    verdict = validate_citations(answer, a)
+    note = transplant_note(answer, a, verdict)
+    assert note == "No source states this for what was asked: $25 is what Travel Policy, §Receipts gives for " \
+                   "something else."
+    assert "itemized" not in note  # no record text reaches the reader through the note
+    answered = Answered(answer, verdict, (), 0, a)
+    assert answered.with_notes().endswith("\n\nNote: " + note) and answered.to_dict()["value_note"] == note
+    right = _assembly([LODGING, RECEIPTS, MEALS])
+    fine = f"The daily meal allowance is $25 [{_handle(right, 'meals')}]."
+    assert transplant_note(fine, right, validate_citations(fine, right)) == ""

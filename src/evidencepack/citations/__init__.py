@@ -14,14 +14,14 @@ assembly reader), `values` (values in text and the one unsupported-value check),
 uncited sentence's content matches), `validate`, `resolve` (links, footnotes), `policies` (enforce, strip,
 regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources), `notes`
 (conflict notes for the reader when the model did not name a conflict; `withheld_note` for the sources a
-retry left out), `stream`. With `attribute=True` the validator gives uncited sentences the
-sources their content matches (`attribution`) and reports that support apart from what the model wrote
-(`Verdict.support`).
+retry left out; `transplant_note` for a value the sources give only for something else), `stream`. With
+`attribute=True` the validator gives uncited sentences the sources their content matches (`attribution`) and
+reports that support apart from what the model wrote (`Verdict.support`).
 """
 
 from .handles import Cite, Grammar
 from .model import Citation, Finding, Sentence, Support, Verdict
-from .notes import ConflictNote, conflict_notes, with_notes, withheld_note
+from .notes import ConflictNote, conflict_notes, transplant_note, with_notes, withheld_note
 from .parse import parse_citations
 from .policies import (
     Regenerated,
@@ -46,5 +46,5 @@ __all__ = [
     "Severities", "Severity", "Source", "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict",
     "conflict_notes", "enforce", "parse_citations", "read_assembly", "regenerate", "repair_instruction",
     "repair_line", "repair_prompt", "resolve", "severity_map", "split_sentences", "strip_invalid",
-    "validate_citations", "with_notes", "withheld_note", "withhold",
+    "transplant_note", "validate_citations", "with_notes", "withheld_note", "withhold",
 ]

@@ -125,6 +125,24 @@ def with_notes(answer: str, notes: Sequence[ConflictNote | str]) -> str:
     return answer.rstrip() + "\n\n" + "\n".join(f"Note: {t}" for t in texts)
 
 
+def transplant_note(answer: str, assembly: Any, verdict: Verdict) -> str:
+    """One sentence for the reader when the answer gives a value the sources state only for something else (the
+    verdict's `transplanted_value` findings): "No source states this for what was asked: $40 is what Handbook
+    2026, §4.2 gives for something else." Empty when there is none. The value is the answer's own text; the
+    source is named from metadata only, as `withheld_note` names it, never quoted."""
+    found = [f for f in verdict.findings if f.kind == "transplanted_value"]
+    if not found:
+        return ""
+    index = read_assembly(assembly)
+    items = []
+    for f in found:
+        value = " ".join(answer[f.start:f.end].split())[:40]
+        names = [_withheld_label(index.sources[h], index) for h in f.sources if h in index.sources]
+        where = " and ".join(dict.fromkeys(names)) or "a source"
+        items.append(f"{value} is what {where} gives for something else")
+    return "No source states this for what was asked: " + "; ".join(dict.fromkeys(items)) + "."
+
+
 def _reader_case(reason: str) -> str:
     """"EXPIRED since 2025-01-01" reads as shouting in a note to a person; the prompt keeps the capitals."""
     return re.sub(r"^[A-Z]{2,}(?: [A-Z]{2,})*\b", lambda m: m.group(0).lower(), reason)

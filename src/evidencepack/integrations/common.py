@@ -29,6 +29,7 @@ from ..citations import (
     conflict_notes,
     repair_instruction,
     resolve,
+    transplant_note,
     validate_citations,
     with_notes,
     withheld_note,
@@ -109,15 +110,22 @@ class Answered:
         metadata only), "" when none was: the reader should know the answer was given without them."""
         return withheld_note(self.withheld, (*self.earlier, self.assembly))
 
+    def value_note(self) -> str:
+        """One sentence when the answer gives a value the sources state only for something else
+        (`citations.transplant_note`, from the verdict's `transplanted_value` findings), "" otherwise: the
+        warning reaches the reader with the first answer, no second call."""
+        return transplant_note(self.answer, self.assembly, self.verdict)
+
     def with_notes(self) -> str:
-        """The answer unchanged, then one `Note:` line per conflict note and one for the withheld sources."""
-        return with_notes(self.answer, (*self.notes(), self.withheld_note()))
+        """The answer unchanged, then one `Note:` line per conflict note, one for the withheld sources and one
+        for a value the sources give only for something else."""
+        return with_notes(self.answer, (*self.notes(), self.withheld_note(), self.value_note()))
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
                 "sources": [s.to_dict() for s in self.sources],
                 "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld),
-                "withheld_note": self.withheld_note()}
+                "withheld_note": self.withheld_note(), "value_note": self.value_note()}
 
 
 @dataclass(frozen=True)
