@@ -274,8 +274,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--attribute", action="store_true",
                    help="give each uncited stating sentence the sources its content matches, and check them too")
     p.add_argument("--notes", action="store_true",
-                   help="also give a conflict note for each conflict group the answer rests on, and the record ids "
-                        "to withhold from a retry (with --attribute, uncited answers count too)")
+                   help="also give a conflict note for each conflict group the answer rests on, a note for a value the "
+                        "sources give only for something else, and the record ids to withhold from a retry (with "
+                        "--attribute, uncited answers count too)")
     p.add_argument("--resolve", choices=("links", "footnotes"), help="also print the answer with citations resolved")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_validate)
@@ -332,12 +333,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _print_verdict_json(args: argparse.Namespace, answer: str, assembly: SourceIndex, verdict: Verdict,
                         notes: Sequence[ConflictNote]) -> None:
-    from .citations import resolve, withhold
+    from .citations import resolve, transplant_note, withhold
 
     out = verdict.to_dict()
     if args.notes:
         out["conflict_notes"] = [n.to_dict() for n in notes]
         out["withhold"] = list(withhold(verdict, assembly))
+        out["value_note"] = transplant_note(answer, assembly, verdict)
     if args.resolve:
         out["resolved"] = resolve(answer, assembly, style=args.resolve, attribute=args.attribute)
     print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -357,7 +359,7 @@ def _print_verdict_text(args: argparse.Namespace, answer: str, assembly: SourceI
     if args.attribute:
         _print_support(verdict)
     if args.notes:
-        _print_notes(verdict, assembly, notes)
+        _print_notes(answer, verdict, assembly, notes)
     if args.resolve:
         print()
         print(resolve(answer, assembly, style=args.resolve, attribute=args.attribute))
@@ -371,13 +373,16 @@ def _print_support(verdict: Verdict) -> None:
         print(f"  sentence {s.sentence + 1:<3} {how}  {rests}")
 
 
-def _print_notes(verdict: Verdict, assembly: SourceIndex, notes: Sequence[ConflictNote]) -> None:
-    from .citations import withhold
+def _print_notes(answer: str, verdict: Verdict, assembly: SourceIndex, notes: Sequence[ConflictNote]) -> None:
+    from .citations import transplant_note, withhold
 
     held = withhold(verdict, assembly)
     print("conflict notes:" if notes else "conflict notes: none (the answer rests on no conflict group)")
     for n in notes:
         print(f"  Note: {n.text}")
+    value_note = transplant_note(answer, assembly, verdict)
+    if value_note:
+        print(f"  Note: {value_note}")
     if held:
         print(f"withhold from a retry: {', '.join(held)}")
 

@@ -128,3 +128,18 @@ def test_the_reader_gets_a_note_built_from_metadata_with_the_first_answer() -> N
     right = _assembly([LODGING, RECEIPTS, MEALS])
     fine = f"The daily meal allowance is $25 [{_handle(right, 'meals')}]."
     assert transplant_note(fine, right, validate_citations(fine, right)) == ""
+
+
+def test_validate_notes_gives_the_value_note(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from evidencepack.cli import main
+
+    a = _assembly([LODGING, RECEIPTS])
+    (tmp_path / "a.json").write_text(a.to_json(), encoding="utf-8")
+    (tmp_path / "answer.txt").write_text(f"The daily meal allowance is $25 [{_handle(a, 'receipts')}].", "utf-8")
+    args = ["validate", str(tmp_path / "a.json"), str(tmp_path / "answer.txt"), "--notes"]
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value_note"].startswith("No source states this for what was asked")
+    assert main(args) == 0
+    assert "  Note: No source states this for what was asked: $25 is what" in capsys.readouterr().out
