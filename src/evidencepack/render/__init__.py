@@ -58,12 +58,8 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
                 value = escaped
             if value:
                 fields.append((name, value))
-    text, mark = cand.record.text, marking == "datamark"
-    if on_flagged != "keep" and _flagged(cand):
-        if on_flagged == "redact":
-            text, cut = redact_flagged(text)
-            counts["redacted"] += cut
-        mark = mark or on_flagged == "datamark" or not counts["redacted"]
+    text, mark = _acted_on(cand, on_flagged, counts)
+    mark = mark or marking == "datamark"
     if boundary:
         body_counts: Counter[str] = Counter()
         body = neutralise(text, boundary=boundary, handle_prefix=prefix, counts=body_counts,
@@ -75,6 +71,20 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
         body = datamark(body)
         counts["datamarked"] += 1
     return Prepared(tuple(fields), body, counts)
+
+
+def _acted_on(cand: Candidate, on_flagged: str, counts: Counter[str]) -> tuple[str, bool]:
+    """The record's text after `on_flagged`, and whether to datamark it. A flagged record loses its flagged
+    sentences (`redact`, counted) or is datamarked; one flagged by no sentence of its text (by its metadata, say)
+    is datamarked either way."""
+    if on_flagged == "keep" or not _flagged(cand):
+        return cand.record.text, False
+    if on_flagged == "redact":
+        text, cut = redact_flagged(cand.record.text)
+        if cut:
+            counts["redacted"] += cut
+            return text, False
+    return cand.record.text, True
 
 
 def _flagged(cand: Candidate) -> bool:
