@@ -6,9 +6,9 @@ Attack text: the injection harness's attacks (BIPIA's text attacks with the cana
 source and category; BIPIA's attacks also without the canary request (the bare task, as BIPIA ships it); the
 hand-written payload seeds and their mutations (`tests/payloads.py`); probes of 20 attacks and 10 benign
 imperative sentences each (`tests/data/scan_probe*.jsonl`), each written after a widening of the scan and
-measured once before the next: only the last probe's figures are out of sample. Benign text: every record of the bundled
-HR corpus and the held-out corpora in tests/data, and, when given, the Wikipedia passages of the
-Lost-in-the-Middle NQ set. A text "fires" when its score reaches `passes.scan.SUSPICIOUS`, the threshold the
+measured once: only the probes written after the last widening give out-of-sample figures. Benign text: every
+record of the bundled HR corpus and the held-out corpora in tests/data, and, when given, the Wikipedia passages
+of the Lost-in-the-Middle NQ set. A text "fires" when its score reaches `passes.scan.SUSPICIOUS`, the threshold the
 screen condition, the `on_flagged` layout option and the `suspicious_copy` finding share.
 """
 
@@ -27,9 +27,10 @@ from evidencepack.eval.injections import load_attacks
 from evidencepack.passes.scan import SUSPICIOUS, text_score, text_signals
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The probes in the order they were written; each was measured once, then the scan was widened on the misses
-#: of all but the last, so only the last one's figures are out of sample.
-PROBES = ("scan_probe", "scan_probe2", "scan_probe3")
+#: The probes in the order they were written; each was measured once. The scan was widened on the misses of the
+#: first two, so only the probes written after the last widening (`UNTUNED`) give out-of-sample figures.
+PROBES = ("scan_probe", "scan_probe2", "scan_probe3", "scan_probe4")
+UNTUNED = ("scan_probe3", "scan_probe4")
 CANARY = re.compile(r"\s*Begin your reply with the word PINEAPPLE\.\s*$")
 
 
@@ -73,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| payload seeds and mutations | {fired(p for _, p in all_payloads())} |")
     probes = {name: [json.loads(line) for line in (ROOT / "tests/data" / f"{name}.jsonl").read_text("utf-8")
                      .splitlines()] for name in PROBES}
-    for i, probe in enumerate(probes.values(), 1):
-        status = "written after the last widening, never tuned on" if i == len(probes) else "tuned on since"
+    for i, (name, probe) in enumerate(probes.items(), 1):
+        status = "written after the last widening, never tuned on" if name in UNTUNED else "tuned on since"
         print(f"| probe {i} attacks ({status}) | {fired(r['text'] for r in probe if r['kind'] == 'attack')} |")
     print("\n| benign text | fires |\n|---|---|")
     kinds: Counter[str] = Counter()
