@@ -9,7 +9,7 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   `last-resort` abstain line. On both small models measured it gave the fewest stale answers and the most
   current-correct ones of any layout without an answer form. A sentence the injection scan reads as an
   instruction to the model is cut out of its record (`on_flagged="redact"`): on the injection dev split it
-  took both small models from obeying 13-15 of 21 planted instructions to 0-1 without losing an answer.
+  took both small models from obeying 13-16 of 21 planted instructions to 0-1 without losing an answer.
 - `original`: the first structured layout, pinned (`text` blocks, `policy` fields, `edges` order, the
   `if-unanswered` line, the notice on, flagged records kept): its options never change when the defaults do.
   Its bytes follow the renderer: they moved once, when the headers were made unforgeable (issue 25).
