@@ -90,6 +90,23 @@ _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
         ("role_label", 0.3,
          r"^\W{0,6}(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\b|"
          r"\[\s*(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\s*\]"),
+        ("override", 0.5,
+         r"\bignor(?:a|e[sz]?)\b.{0,20}\binstruc(?:ciones|tions)\b|\bvergiss\b.{0,30}\banweisungen\b|"
+         r"\byou are no longer\b|\bsay nothing about\b|\bwhatever the question\b|\bthe real answer\b|"
+         r"\bthe correct (?:response|answer) is\s*:|\[\s*(?:system|admin|developer)[ _-]?override\s*\]|"
+         r"\bassistant instructions?\b|^\W{0,6}(?:developer|system|admin) (?:message|note|notice)\s*:"),
+        ("model_directive", 0.3,
+         r"\bfrom here on\b|\b(?:todo|fixme|tip|reminder)s? for (?:the |all )?(?:ai|assistants?|models?|llms?|"
+         r"bots?|chatbots?)\b|\bai (?:tools?|systems?|models?|assistants?)\b.{0,15}\b(?:summari[sz]ing|reading|"
+         r"processing)\b|\bprocessed by (?:a|an|the) (?:model|ai|llm|language model)\b|"
+         r"\banyone (?:generating|writing|summari[sz]ing) (?:a |an |the )?(?:response|answer|reply|summary)\b|"
+         r"\btell (?:whoever|anyone who) (?:is asking|asks)\b"),
+        ("answer_directive", 0.4,
+         r"\b(?:begin|start|end|open|close)s?\b.{0,10}\b(?:every|each) (?:answer|response|reply)\b|"
+         r"\binsert (?:the following|this)\b|\b(?:in|into) (?:the|every|each) (?:answer|response|reply)\b|"
+         r"\b(?:summary|summaries) of this (?:document|page|text|record)\b.{0,20}\b(?:must|should)\b|"
+         r"\byour summary (?:must|should|claims|says|states)\b|\banswer format\b|"
+         r"\bwhen you (?:answer|respond|reply),"),
         ("meta_sources", 0.3,
          r"\b(?:these|the other|all (?:the )?other|every other|the retrieved) (?:sources|search results)\b"),
         ("exfiltration", 0.4,
