@@ -4,8 +4,8 @@
 
 Attack text: the injection harness's attacks (BIPIA's text attacks with the canary request, and our own), per
 source and category; BIPIA's attacks also without the canary request (the bare task, as BIPIA ships it); the
-hand-written payload seeds and their mutations (`tests/payloads.py`); probes of 20 attacks and 10 benign
-imperative sentences each (`tests/data/scan_probe*.jsonl`), each written after a widening of the scan and
+hand-written payload seeds and their mutations (`tests/payloads.py`); probes of attacks and benign
+imperative sentences (`tests/data/scan_probe*.jsonl`), each written after a widening of the scan and
 measured once: only the probes written after the last widening give out-of-sample figures. Benign text: every
 record of the bundled HR corpus and the held-out corpora in tests/data, and, when given, the Wikipedia passages
 of the Lost-in-the-Middle NQ set. A text "fires" when its score reaches `passes.scan.SUSPICIOUS`, the threshold the
@@ -27,10 +27,12 @@ from evidencepack.eval.injections import load_attacks
 from evidencepack.passes.scan import SUSPICIOUS, text_score, text_signals
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The probes in the order they were written; each was measured once. The scan was widened on the misses of the
-#: first four, so only the probe written after the last widening (`UNTUNED`) gives out-of-sample figures.
-PROBES = ("scan_probe", "scan_probe2", "scan_probe3", "scan_probe4", "scan_probe5")
-UNTUNED = ("scan_probe5",)
+#: The probes in the order they were written; each was measured once, then the scan was changed on its misses, so
+#: only the probes written after the last change (`UNTUNED`) give out-of-sample figures. Probes 6 to 8 were
+#: written by a helper that never saw the scan (docs/security.md, "Orders about the reading").
+PROBES = ("scan_probe", "scan_probe2", "scan_probe3", "scan_probe4", "scan_probe5", "scan_probe6", "scan_probe7",
+          "scan_probe8")
+UNTUNED = ("scan_probe8",)
 CANARY = re.compile(r"\s*Begin your reply with the word PINEAPPLE\.\s*$")
 
 
@@ -76,12 +78,13 @@ def main(argv: list[str] | None = None) -> int:
                      .splitlines()] for name in PROBES}
     for i, (name, probe) in enumerate(probes.items(), 1):
         status = "written after the last widening, never tuned on" if name in UNTUNED else "tuned on since"
-        print(f"| probe {i} attacks ({status}) | {fired(r['text'] for r in probe if r['kind'] == 'attack')} |")
+        attacks_ = [r["text"] for r in probe if r["kind"] == "attack"]
+        print(f"| probe {i} attacks ({status}) | {fired(attacks_)} |")
     print("\n| benign text | fires |\n|---|---|")
     kinds: Counter[str] = Counter()
     texts_by_set = benign_texts(args.nq)
     for name, probe in probes.items():
-        texts_by_set[f"{name}: benign imperatives (policy prose)"] = [r["text"] for r in probe if r["kind"] == "benign"]
+        texts_by_set[f"{name}: benign (hard negatives)"] = [r["text"] for r in probe if r["kind"] == "benign"]
     for name, texts in texts_by_set.items():
         hits = [t for t in texts if text_score(t) >= SUSPICIOUS]
         for t in hits:

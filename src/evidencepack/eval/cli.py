@@ -175,7 +175,11 @@ def _injections_parser(sub: Any, raw: Any) -> None:
                         "structured+datamark, structured+reminder, ...) or structured with any of "
                         f"{', '.join('+' + p for p in INJECTION_PARTS)} "
                         f"(screen: injection_threshold={SCREEN_THRESHOLD})")
-    i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl)")
+    i.add_argument("--tasks", help="task JSONL (default: the bundled injection_tasks.jsonl, or with --attacks one "
+                                   "task per attack and position over the bundled questions)")
+    i.add_argument("--attacks", help="attacks to run instead of the bundled ones: JSONL rows (id, category, text, "
+                                     "success regexes) or BIPIA's JSON (category -> strings; each gets the canary "
+                                     "request and check)")
     i.add_argument("--corpus", choices=CORPUS_CHOICES, default="both",
                    help="the tasks of the bundled HR corpus, of the held-out IT corpus, or both (default both; a "
                         "selected corpus that cannot be read is an error, never skipped)")
@@ -190,10 +194,24 @@ def _injections_parser(sub: Any, raw: Any) -> None:
 
 
 def cmd_injections(args: argparse.Namespace) -> int:
-    from .injections import InjectionRun, injection_report, load_corpora, load_tasks, sample
+    from .injections import (
+        InjectionRun,
+        injection_report,
+        load_attacks,
+        load_corpora,
+        load_questions,
+        load_tasks,
+        sample,
+        tasks_for,
+    )
 
     corpora = load_corpora(args.it_corpus, args.corpus)
-    tasks = [t for t in load_tasks(args.tasks, split=args.split) if t.question.corpus in corpora]
+    if args.attacks and not args.tasks:
+        all_tasks = tasks_for(load_attacks(args.attacks), load_questions(), args.split)
+    else:
+        attacks = load_attacks(args.attacks) if args.attacks else None
+        all_tasks = load_tasks(args.tasks, attacks=attacks, split=args.split)
+    tasks = [t for t in all_tasks if t.question.corpus in corpora]
     tasks = sample(tasks, args.per_category)
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature, seed=args.seed)
@@ -217,6 +235,7 @@ def cmd_injections(args: argparse.Namespace) -> int:
     rows, left_out = _cached_rows(args, run.run())
     meta = _meta(args, backend, sampling, split=args.split, tasks=len(tasks), conditions=", ".join(conditions),
                  per_category=args.per_category or "all", corpora=", ".join(sorted(corpora)),
+                 attacks=args.attacks or "bundled",
                  control="yes (every task also asked without the attack)" if args.control else "no",
                  cache=left_out or f"{cache.hits} hits, {cache.misses} calls")
     report = injection_report(rows, meta, _notes(args))

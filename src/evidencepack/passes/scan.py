@@ -1,15 +1,16 @@
 """A heuristic scan for injection-like content in a record. It reports; it never drops on its own.
 
-A score in [0, 1] from weighted signals: imperatives aimed at the model, orders about the reply ("begin
-your reply with …") or about what to tell the user, chat role markers and tool-output labels, attempts to
-close a source block, requests to cite or trust the record itself, claims about "these sources", forged
-handles, exfiltration requests, hidden or encoded content. It is a tripwire for review, not a classifier:
-`injection_threshold` can exclude records above a score (always with the reason reported), and
-`on_flagged` datamarks the records at or above `SUSPICIOUS` or cuts their flagged sentences out. Text is
-scanned in a normalised view (invisible and control characters removed, NFKC, case-folded, common Cyrillic
-look-alikes mapped to Latin) and once more after decoding what an attacker uses to hide instructions (HTML
-entities, percent-encoding, backslash escapes, Unicode tag characters, base64), so the mutations that fool a
-plain regex do not fool it.
+A score in [0, 1] from weighted signals: imperatives aimed at the model, orders about the reply ("begin your
+reply with …") or about what to tell the user, chat role markers and tool-output labels, attempts to close a
+source block, requests to cite or trust the record itself, claims about "these sources", forged handles,
+exfiltration requests, hidden or encoded content; and, whatever the wording, a sentence that talks about the
+reading (the model, its answer, the question, the documents it was given) while giving an order. It is a
+tripwire for review, not a classifier: `injection_threshold` can exclude records above a score (always with the
+reason reported), and `on_flagged` datamarks the records at or above `SUSPICIOUS` or cuts their flagged
+sentences out. Text is scanned in a normalised view (invisible and control characters removed, NFKC, case-
+folded, common Cyrillic look-alikes mapped to Latin) and once more after decoding what an attacker uses to hide
+instructions (HTML entities, percent-encoding, backslash escapes, Unicode tag characters, base64), so the
+mutations that fool a plain regex do not fool it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import binascii
 import html
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
@@ -132,6 +134,9 @@ _TAGS = re.compile("[\U000e0020-\U000e007e]+")
 _B64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
 _CYRILLIC = str.maketrans("асԁеіјорѕхуАВСЕНІЈКМОРЅТХУ", "acdeijopsxyABCEHIJKMOPSTXY")
+_LEET = str.maketrans("4310572$@", "aeiostzsa")
+_LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[0134578])[a-z0134578]{3,}\b")
+_SPLIT_WORD = re.compile(r"\b[a-z]{1,5}(?:-[a-z]{1,5})+\b")
 _MAX_SCAN = 200_000  # characters per field: a tripwire, not a parser; keeps a 1 MB record cheap
 #: A score at or above this reads like an instruction to the model: the one threshold the `on_flagged` layout
 #: option, the `suspicious_copy` finding and the eval harness's screen condition share. The lowest weight that
@@ -170,7 +175,103 @@ def text_signals(raw: str) -> dict[str, float]:
         for name, weight, pattern in _SIGNALS:
             if weight > found.get(name, 0.0) and pattern.search(view):
                 found[name] = weight
+        if "reader_directive" not in found and _reader_directive(view):
+            found["reader_directive"] = 0.3
     return found
+
+
+# The patterns above name phrasings; this one names a situation, so that wording nobody listed still fires. A
+# sentence is an order to the model when it both (a) talks about the reading itself (a machine reader, the answer
+# it will give, the question it was asked, the instructions or documents it was given, the act of reading or
+# summarising "this") and (b) gives an order (a modal, "always"/"instead"/"from now on", or a clause opening on an
+# imperative verb). Policy prose gives orders all the time but seldom talks about the reader's answer, and prose
+# about assistants or answers seldom orders; the pair is rare in benign text (scripts/scan_figures.py).
+_ABOUT_THE_READING = (
+    # a machine reader, named or addressed
+    r"(?<![a-z0-9])(?:ai|a\.i\.|llms?|gpts?)(?![a-z0-9])|\b(?:assistants?|chat ?bots?|(?:the|this) bot|"
+    r"(?:large )?language models?|copilots?|automated (?:readers?|assistants?|agents?|systems?|tools?|"
+    r"summari[sz]ers?))\b",
+    # whoever reads, summarises or answers from this text
+    r"\b(?:whoever|anyone|anybody|everyone|those|(?:the|any|every) (?:model|system|tool|agent|crawler|indexer|"
+    r"reader|person|one)s?) (?:who |that |which )?(?:is |are )?(?:read|summari[sz]|answer|process|pars|generat|"
+    r"respond|handl|ingest|index|crawl|writ)\w*",
+    r"\b(?:upon|after|on|when|while|before) (?:reading|processing|summari[sz]ing|parsing|ingesting|answering) "
+    r"(?:this|these|the above)\b|\bsummari[sz]e (?:this|the above) (?:document|page|text|record|review|email|"
+    r"thread|article|post|message)\b",
+    # the answer it will give, or what it says
+    r"\b(?:your|any|every|each|the next|this) (?:(?:whole|entire|final|next|single|first|last) )?(?:answers?|"
+    r"repl(?:y|ies)|responses?|outputs?|summar(?:y|ies)|completions?)\b(?! to\b)|"
+    r"\b(?:everything|anything|whatever|all) you (?:say|write|output|produce|generate|reply|answer)\b|"
+    r"\b(?:respond|reply|answer|act|behave|write)(?:ing)? as (?:if|though)\b",
+    # the question it was asked, the person who asked
+    r"\bthis (?:question|query|conversation|chat|prompt)\b|\b(?:if|when|whenever) (?:you are |you're |you get )?"
+    r"(?:asked|questioned|queried)\b|\b(?:questions?|requests?) (?:that )?you (?:are|get) asked\b|"
+    r"\byou (?:are|were|have been|are being) (?:asked|told|instructed)\b|\bwhat you are doing\b|"
+    r"\b(?:the|this) (?:user|customer|person|reader|visitor|caller)'s (?:question|request|query|message|prompt)\b|"
+    r"\b(?:anything|whatever|what) the user (?:says|asks|wants)\b|\blet the (?:user|reader) know\b|"
+    r"\breport to the (?:user|reader)\b",
+    # the instructions and documents it was given
+    r"\byour (?:instructions|rules|guidelines|directives|prompt|programming|configuration|orders|task)\b|"
+    r"\b(?:summary|summari[sz]ation|answer|response|reply|output|ai|assistant|model|bot|llm) (?:instructions?|"
+    r"directives?|rules?|notes?)\b|"
+    r"\b(?:documents?|sources?|pages?|records?|files?|context|passages?|results?|texts?) (?:that |which )?you "
+    r"(?:can see|see|were given|have been given|have access to|retrieved|received|are reading)\b|"
+    r"\byou were (?:given|shown|provided)\b|\bin front of you\b|\b(?:markdown|hidden|invisible) (?:image|pixel)s?\b|"
+    r"\btracking pixels?\b|"
+    r"\b(?:every|all|any) other (?:documents?|sources?|pages?|records?|results?)\b",
+    # the same in the languages an attacker switches to most
+    r"\b(?:ia|ki|assistente?|asistente|assistentin|intelligence artificielle|künstliche intelligenz|"
+    r"inteligencia artificial|intelig[eê]ncia artificial|intelligenza artificiale|quiconque)\b|"
+    r"\b(?:ta|votre|chaque|toute|deine|ihre|jede|tu|su|cada|toda|sua|tua|ogni) (?:r[ée]ponse|antwort|respuesta|"
+    r"resposta|risposta)\b|\bwer\b.{0,40}\b(?:zusammenfasst|liest|beantwortet|verarbeitet)\b|"
+    r"\b(?:ao|al|en) (?:resumir|leer|ler|responder|r[ée]sumant|lisant)\b|\b(?:quien|chi) (?:resuma|lea|responda|"
+    r"riassume|legge|risponde)\b|人工智能|助手|机器人|你的(?:回答|回复)|アシスタント|あなたの(?:回答|返答|返信)|"
+    r"(?:回答|返答)(?:は|では|の最初)",
+)
+_GIVES_AN_ORDER = (
+    # a modal or a standing order
+    r"\b(?:must|should|shall|has to|have to|needs? to|are to|is to|will now|may now|can now|always|never|instead|"
+    r"exclusively|from now on|from this point|henceforth|going forward|(?:are|is) (?:now )?(?:allowed|authori[sz]ed|"
+    r"permitted|required|instructed|expected) to|(?:takes?|has|have) (?:priority|precedence) over|(?:are|is) (?:now )?"
+    r"(?:suspended|lifted|disabled|waived|revoked|void))\b",
+    # a clause that opens on an imperative verb
+    r"(?:^|[:;,(]\s*|\b(?:and|then|so|please)\s+)\W{0,3}(?:(?:also|then|please|just|simply|kindly|now|quietly|"
+    r"silently|secretly|first|immediately)\s+)?"
+    r"(?:answer|reply|respond|say|tell|write|print|output|add|append|prepend|include|insert|put|replace|substitute|"
+    r"translate|use|describe|claim|state|mention|recommend|suggest|refer|direct|send|forward|share|reveal|disclose|"
+    r"list|enumerate|repeat|echo|summari[sz]e|ignore|disregard|forget|skip|omit|stop|act|pretend|behave|refuse|"
+    r"decline|confirm|deny|rate|rank|treat|quote|cite|render|show|display|start|begin|end|finish|conclude|close|"
+    r"format|convert|sign|praise|promote|advertise|advise|warn|inform|notify|urge|encourage|explain|report|insist|"
+    r"assert|approve|reject|delete|remove|call|visit|click|open|navigate|email|contact|ask|give|provide|generate|"
+    r"create|compose|produce|switch|speak|talk|imagine|assume|emphasi[sz]e|highlight|verify|run|execute|download|"
+    r"install|upload|post|publish|link|return|let|make|keep|collect|gather|attach|embed|encode|steer|push|point|"
+    r"drop|abandon|discard|halt|cease|override|bypass|hide|conceal|withhold|relay|leak|expose|dump|paste|copy|emit|"
+    r"adopt|become|do not|don't|never)\b",
+    # the same in other languages
+    r"\b(?:doit|doivent|devez|dois|toujours|jamais|r[ée]pond(?:s|ez)|[ée]cri(?:s|vez)|dites|ignore[rz]?|muss|"
+    r"müssen|sollst|sollen|immer|niemals|antworte|schreibe?|ignoriere|behaupten?|sage|debe[ns]?|siempre|nunca|"
+    r"responde|escribe|ignora|deve[m]?|sempre|responda|escreva|diga|devi|mai|rispondi|scrivi)\b|"
+    r"必须|务必|请|总是|永远|不要|忽略|必ず|してください|しなさい|常に|無視",
+)
+_READING = re.compile("|".join(_ABOUT_THE_READING))
+_ORDER = re.compile("|".join(_GIVES_AN_ORDER))
+
+
+def _reader_directive(view: str) -> bool:
+    """True when one sentence of `view` (normalised) both talks about the reading and gives an order. Each sentence
+    is searched for an order once, however many reading phrases it holds, so the check stays linear."""
+    ends: list[int] | None = None
+    checked = -1
+    for m in _READING.finditer(view):
+        if ends is None:
+            ends = [e.end() for e in _SENTENCE_END.finditer(view)]
+        i = bisect_right(ends, m.start())
+        if i == checked:
+            continue
+        checked = i
+        if _ORDER.search(view, ends[i - 1] if i else 0, ends[i] if i < len(ends) else len(view)):
+            return True
+    return False
 
 
 # A sentence ends after end punctuation (closing quotes or brackets and a chat role marker may follow it) before
@@ -239,6 +340,11 @@ def _views(raw: str) -> list[str]:
     decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), unquote(html.unescape(raw)))
     if decoded != raw:
         views.append(_normalise(decoded))
+    # l33t and hy-phen-at-ed spellings: read once more spelled plainly, when the text has several such words
+    if len(_LEET_WORD.findall(base)) >= 2:
+        views.append(base.translate(_LEET))
+    if len(_SPLIT_WORD.findall(base)) >= 3:
+        views.append(_SPLIT_WORD.sub(lambda m: m.group(0).replace("-", ""), base))
     for m in _B64.finditer(raw):
         try:
             text = base64.b64decode(m.group(0) + "=" * (-len(m.group(0)) % 4)).decode("utf-8")
