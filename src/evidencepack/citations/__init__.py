@@ -12,16 +12,17 @@ units, inline code, list markers; the incremental scanner), `model` (what valida
 `sentences` (the one sentence splitter), `parse` (citations and sentences of an answer), `source` (the one
 assembly reader), `values` (values in text and the one unsupported-value check), `attribution` (sources an
 uncited sentence's content matches), `validate`, `resolve` (links, footnotes), `policies` (enforce, strip,
-regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources), `notes`
-(conflict notes for the reader when the model did not name a conflict; `withheld_note` for the sources a
-retry left out; `transplant_note` for a value the sources give only for something else), `stream`. With
-`attribute=True` the validator gives uncited sentences the sources their content matches (`attribution`) and
-reports that support apart from what the model wrote (`Verdict.support`).
+regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources), `notes` (conflict
+notes for the reader when the model did not name a conflict; `withheld_note` for the sources a retry left out;
+`transplant_note` for a value the sources give only for something else; `injection_note` for an answer that may
+have followed planted text), `stream`. With `attribute=True` the validator gives uncited sentences the sources
+their content matches (`attribution`) and reports that support apart from what the model wrote
+(`Verdict.support`).
 """
 
 from .handles import Cite, Grammar
 from .model import Citation, Finding, Sentence, Support, Verdict
-from .notes import ConflictNote, conflict_notes, transplant_note, with_notes, withheld_note
+from .notes import ConflictNote, conflict_notes, injection_note, transplant_note, with_notes, withheld_note
 from .parse import parse_citations
 from .policies import (
     Regenerated,
@@ -44,7 +45,7 @@ from .validate import validate_citations
 __all__ = [
     "SEVERITIES", "Cite", "Citation", "ConflictNote", "Fate", "Finding", "Grammar", "Regenerated", "Sentence",
     "Severities", "Severity", "Source", "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict",
-    "conflict_notes", "enforce", "parse_citations", "read_assembly", "regenerate", "repair_instruction",
-    "repair_line", "repair_prompt", "resolve", "severity_map", "split_sentences", "strip_invalid",
-    "transplant_note", "validate_citations", "with_notes", "withheld_note", "withhold",
+    "conflict_notes", "enforce", "injection_note", "parse_citations", "read_assembly", "regenerate",
+    "repair_instruction", "repair_line", "repair_prompt", "resolve", "severity_map", "split_sentences",
+    "strip_invalid", "transplant_note", "validate_citations", "with_notes", "withheld_note", "withhold",
 ]

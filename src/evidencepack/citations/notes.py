@@ -143,6 +143,26 @@ def transplant_note(answer: str, assembly: Any, verdict: Verdict) -> str:
     return "No source states this for what was asked: " + "; ".join(dict.fromkeys(items)) + "."
 
 
+def injection_note(answer: str, assembly: Any, verdict: Verdict) -> str:
+    """One sentence for the reader when the answer may have followed text planted in a source (the verdict's
+    `suspicious_copy` and `foreign_url` findings): "Part of this answer repeats what Wiki page, §Parking wrote
+    as an instruction to the assistant, not as information: do not act on it. No source gives the link
+    evil.example: check it before you open it." Empty when there is none. Sources are named from metadata only,
+    as `withheld_note` names them; a link is the answer's own text, cut short."""
+    index = read_assembly(assembly)
+    copied = [_withheld_label(index.sources[h], index) for f in verdict.findings if f.kind == "suspicious_copy"
+              for h in f.sources if h in index.sources]
+    links = [" ".join(answer[f.start:f.end].split())[:60] for f in verdict.findings if f.kind == "foreign_url"]
+    parts = []
+    if copied or any(f.kind == "suspicious_copy" for f in verdict.findings):
+        where = " and ".join(dict.fromkeys(copied)) or "a source"
+        parts.append(f"Part of this answer repeats what {where} wrote as an instruction to the assistant, not as "
+                     "information: do not act on it.")
+    if links:
+        parts.append(f"No source gives the link {', '.join(dict.fromkeys(links))}: check it before you open it.")
+    return " ".join(parts)
+
+
 def _reader_case(reason: str) -> str:
     """"EXPIRED since 2025-01-01" reads as shouting in a note to a person; the prompt keeps the capitals."""
     return re.sub(r"^[A-Z]{2,}(?: [A-Z]{2,})*\b", lambda m: m.group(0).lower(), reason)

@@ -27,6 +27,7 @@ from ..citations import (
     StreamValidator,
     Verdict,
     conflict_notes,
+    injection_note,
     repair_instruction,
     resolve,
     transplant_note,
@@ -116,16 +117,24 @@ class Answered:
         warning reaches the reader with the first answer, no second call."""
         return transplant_note(self.answer, self.assembly, self.verdict)
 
+    def injection_note(self) -> str:
+        """One sentence when the answer may have followed text planted in a source (`citations.injection_note`,
+        from the verdict's `suspicious_copy` and `foreign_url` findings), "" otherwise: the reader is told with
+        the first answer, no second call."""
+        return injection_note(self.answer, self.assembly, self.verdict)
+
     def with_notes(self) -> str:
-        """The answer unchanged, then one `Note:` line per conflict note, one for the withheld sources and one
-        for a value the sources give only for something else."""
-        return with_notes(self.answer, (*self.notes(), self.withheld_note(), self.value_note()))
+        """The answer unchanged, then one `Note:` line per conflict note, one for the withheld sources, one for
+        a value the sources give only for something else and one for text the answer may have followed."""
+        return with_notes(self.answer, (*self.notes(), self.withheld_note(), self.value_note(),
+                                        self.injection_note()))
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
                 "sources": [s.to_dict() for s in self.sources],
                 "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld),
-                "withheld_note": self.withheld_note(), "value_note": self.value_note()}
+                "withheld_note": self.withheld_note(), "value_note": self.value_note(),
+                "injection_note": self.injection_note()}
 
 
 @dataclass(frozen=True)

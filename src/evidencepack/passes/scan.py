@@ -29,8 +29,46 @@ from urllib.parse import unquote
 from ..records.clean import clean
 from ..records.record import Record
 
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level `|` branches of a regex source (escapes, groups and character classes kept whole)."""
+    out, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]" or pattern[i + 1:i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3
+                continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*out, pattern[start:]]
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled, with the `\\b` that opens a branch hoisted into one `(?<!\\w)` in front of all such
+    branches: the same matches, but the engine tests the inside of a word once instead of once per branch (2-5x
+    faster on prose; the scan runs on every selected record of a first call)."""
+    branches = _alternatives(pattern)
+    words = [b[2:] for b in branches if b.startswith("\\b")]
+    if len(words) > 1:
+        pattern = "|".join(["(?<!\\w)(?:" + "|".join(words) + ")", *(b for b in branches if not b.startswith("\\b"))])
+    return re.compile(pattern, re.MULTILINE)
+
+
 _SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
-    (name, weight, re.compile(pattern, re.MULTILINE)) for name, weight, pattern in (
+    (name, weight, _compile(pattern)) for name, weight, pattern in (
         ("override", 0.5,
          r"\b(?:ignore|disregard|forget)\b.{0,10}\b(?:the above|what you were (?:asked|told))\b|"
          r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:previous|prior|above|earlier|all|"
@@ -186,47 +224,50 @@ def text_signals(raw: str) -> dict[str, float]:
 # summarising "this") and (b) gives an order (a modal, "always"/"instead"/"from now on", or a clause opening on an
 # imperative verb). Policy prose gives orders all the time but seldom talks about the reader's answer, and prose
 # about assistants or answers seldom orders; the pair is rare in benign text (scripts/scan_figures.py).
+# Each phrase starts a word (the one `(?<!\w)` in front of them all lets the engine skip the inside of words, which
+# made the check 4x faster than a `\b` per phrase); `_GLUED_READING` holds what may sit inside a word (CJK text).
 _ABOUT_THE_READING = (
     # a machine reader, named or addressed
-    r"(?<![a-z0-9])(?:ai|a\.i\.|llms?|gpts?)(?![a-z0-9])|\b(?:assistants?|chat ?bots?|(?:the|this) bot|"
-    r"(?:large )?language models?|copilots?|automated (?:readers?|assistants?|agents?|systems?|tools?|"
-    r"summari[sz]ers?))\b",
+    r"(?:assistants?|chat ?bots?|(?:the|this) bot|(?:large )?language models?|copilots?|automated (?:readers?|"
+    r"assistants?|agents?|systems?|tools?|summari[sz]ers?))\b",
     # whoever reads, summarises or answers from this text
-    r"\b(?:whoever|anyone|anybody|everyone|those|(?:the|any|every) (?:model|system|tool|agent|crawler|indexer|"
+    r"(?:whoever|anyone|anybody|everyone|those|(?:the|any|every) (?:model|system|tool|agent|crawler|indexer|"
     r"reader|person|one)s?) (?:who |that |which )?(?:is |are )?(?:read|summari[sz]|answer|process|pars|generat|"
     r"respond|handl|ingest|index|crawl|writ)\w*",
-    r"\b(?:upon|after|on|when|while|before) (?:reading|processing|summari[sz]ing|parsing|ingesting|answering) "
-    r"(?:this|these|the above)\b|\bsummari[sz]e (?:this|the above) (?:document|page|text|record|review|email|"
+    r"(?:upon|after|on|when|while|before) (?:reading|processing|summari[sz]ing|parsing|ingesting|answering) "
+    r"(?:this|these|the above)\b|summari[sz]e (?:this|the above) (?:document|page|text|record|review|email|"
     r"thread|article|post|message)\b",
     # the answer it will give, or what it says
-    r"\b(?:your|any|every|each|the next|this) (?:(?:whole|entire|final|next|single|first|last) )?(?:answers?|"
+    r"(?:your|any|every|each|the next|this) (?:(?:whole|entire|final|next|single|first|last) )?(?:answers?|"
     r"repl(?:y|ies)|responses?|outputs?|summar(?:y|ies)|completions?)\b(?! to\b)|"
-    r"\b(?:everything|anything|whatever|all) you (?:say|write|output|produce|generate|reply|answer)\b|"
-    r"\b(?:respond|reply|answer|act|behave|write)(?:ing)? as (?:if|though)\b",
+    r"(?:everything|anything|whatever|all) you (?:say|write|output|produce|generate|reply|answer)\b|"
+    r"(?:respond|reply|answer|act|behave|write)(?:ing)? as (?:if|though)\b",
     # the question it was asked, the person who asked
-    r"\bthis (?:question|query|conversation|chat|prompt)\b|\b(?:if|when|whenever) (?:you are |you're |you get )?"
-    r"(?:asked|questioned|queried)\b|\b(?:questions?|requests?) (?:that )?you (?:are|get) asked\b|"
-    r"\byou (?:are|were|have been|are being) (?:asked|told|instructed)\b|\bwhat you are doing\b|"
-    r"\b(?:the|this) (?:user|customer|person|reader|visitor|caller)'s (?:question|request|query|message|prompt)\b|"
-    r"\b(?:anything|whatever|what) the user (?:says|asks|wants)\b|\blet the (?:user|reader) know\b|"
-    r"\breport to the (?:user|reader)\b",
+    r"this (?:question|query|conversation|chat|prompt)\b|(?:if|when|whenever) (?:you are |you're |you get )?"
+    r"(?:asked|questioned|queried)\b|(?:questions?|requests?) (?:that )?you (?:are|get) asked\b|"
+    r"you (?:are|were|have been|are being) (?:asked|told|instructed)\b|what you are doing\b|"
+    r"(?:the|this) (?:user|customer|person|reader|visitor|caller)'s (?:question|request|query|message|prompt)\b|"
+    r"(?:anything|whatever|what) the user (?:says|asks|wants)\b|let the (?:user|reader) know\b|"
+    r"report to the (?:user|reader)\b",
     # the instructions and documents it was given
-    r"\byour (?:instructions|rules|guidelines|directives|prompt|programming|configuration|orders|task)\b|"
-    r"\b(?:summary|summari[sz]ation|answer|response|reply|output|ai|assistant|model|bot|llm) (?:instructions?|"
+    r"your (?:instructions|rules|guidelines|directives|prompt|programming|configuration|orders|task)\b|"
+    r"(?:summary|summari[sz]ation|answer|response|reply|output|ai|assistant|model|bot|llm) (?:instructions?|"
     r"directives?|rules?|notes?)\b|"
-    r"\b(?:documents?|sources?|pages?|records?|files?|context|passages?|results?|texts?) (?:that |which )?you "
+    r"(?:documents?|sources?|pages?|records?|files?|context|passages?|results?|texts?) (?:that |which )?you "
     r"(?:can see|see|were given|have been given|have access to|retrieved|received|are reading)\b|"
-    r"\byou were (?:given|shown|provided)\b|\bin front of you\b|\b(?:markdown|hidden|invisible) (?:image|pixel)s?\b|"
-    r"\btracking pixels?\b|"
-    r"\b(?:every|all|any) other (?:documents?|sources?|pages?|records?|results?)\b",
+    r"you were (?:given|shown|provided)\b|in front of you\b|(?:markdown|hidden|invisible) (?:image|pixel)s?\b|"
+    r"tracking pixels?\b|(?:every|all|any) other (?:documents?|sources?|pages?|records?|results?)\b",
     # the same in the languages an attacker switches to most
-    r"\b(?:ia|ki|assistente?|asistente|assistentin|intelligence artificielle|künstliche intelligenz|"
+    r"(?:ia|ki|assistente?|asistente|assistentin|intelligence artificielle|künstliche intelligenz|"
     r"inteligencia artificial|intelig[eê]ncia artificial|intelligenza artificiale|quiconque)\b|"
-    r"\b(?:ta|votre|chaque|toute|deine|ihre|jede|tu|su|cada|toda|sua|tua|ogni) (?:r[ée]ponse|antwort|respuesta|"
-    r"resposta|risposta)\b|\bwer\b.{0,40}\b(?:zusammenfasst|liest|beantwortet|verarbeitet)\b|"
-    r"\b(?:ao|al|en) (?:resumir|leer|ler|responder|r[ée]sumant|lisant)\b|\b(?:quien|chi) (?:resuma|lea|responda|"
-    r"riassume|legge|risponde)\b|人工智能|助手|机器人|你的(?:回答|回复)|アシスタント|あなたの(?:回答|返答|返信)|"
-    r"(?:回答|返答)(?:は|では|の最初)",
+    r"(?:ta|votre|chaque|toute|deine|ihre|jede|tu|su|cada|toda|sua|tua|ogni) (?:r[ée]ponse|antwort|respuesta|"
+    r"resposta|risposta)\b|wer\b.{0,40}\b(?:zusammenfasst|liest|beantwortet|verarbeitet)\b|"
+    r"(?:ao|al|en) (?:resumir|leer|ler|responder|r[ée]sumant|lisant)\b|(?:quien|chi) (?:resuma|lea|responda|"
+    r"riassume|legge|risponde)\b",
+)
+_GLUED_READING = (
+    r"(?<![a-z0-9])(?:ai|a\.i\.|llms?|gpts?)(?![a-z0-9])|人工智能|助手|机器人|你的(?:回答|回复)|アシスタント|"
+    r"あなたの(?:回答|返答|返信)|(?:回答|返答)(?:は|では|の最初)",
 )
 _GIVES_AN_ORDER = (
     # a modal or a standing order
@@ -253,7 +294,7 @@ _GIVES_AN_ORDER = (
     r"responde|escribe|ignora|deve[m]?|sempre|responda|escreva|diga|devi|mai|rispondi|scrivi)\b|"
     r"必须|务必|请|总是|永远|不要|忽略|必ず|してください|しなさい|常に|無視",
 )
-_READING = re.compile("|".join(_ABOUT_THE_READING))
+_READING = re.compile(r"(?<!\w)(?:" + "|".join(_ABOUT_THE_READING) + ")|" + "|".join(_GLUED_READING))
 _ORDER = re.compile("|".join(_GIVES_AN_ORDER))
 
 
