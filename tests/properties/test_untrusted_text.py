@@ -427,28 +427,22 @@ def test_an_order_about_the_reading_is_scored(planted: str, reading_only: str, o
     assert "reader_directive" not in scan_module.text_signals(apart)
 
 
-def test_the_reading_check_searches_each_sentence_once() -> None:
+def test_the_reading_check_searches_each_sentence_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many reading phrases in one sentence (or many sentences) cost one order search each, not one per pair:
     counted, not timed."""
-    calls = 0
-    real = scan_module._ORDER
+    calls = []
+    real = scan_module._gives_an_order
 
-    class Counting:
-        def search(self, *args: object) -> object:
-            nonlocal calls
-            calls += 1
-            return real.search(*args)  # type: ignore[arg-type]
+    def counting(view: str, start: int, stop: int) -> bool:
+        calls.append((start, stop))
+        return real(view, start, stop)
 
-    scan_module._ORDER = Counting()  # type: ignore[assignment]
-    try:
-        scan_module._reader_directive("ai " * 5000)
-        one_sentence = calls
-        calls = 0
-        scan_module._reader_directive("the ai reads. " * 5000)
-        many = calls
-    finally:
-        scan_module._ORDER = real
-    assert one_sentence == 1 and many == 5000
+    monkeypatch.setattr(scan_module, "_gives_an_order", counting)
+    scan_module._reader_directive("ai " * 5000)
+    assert len(calls) == 1
+    calls.clear()
+    scan_module._reader_directive("the ai reads. " * 5000)
+    assert len(calls) == 5000 and len(set(calls)) == 5000
 
 
 def test_no_record_of_the_evaluation_corpora_is_flagged() -> None:
@@ -493,7 +487,8 @@ def test_redact_flagged_cuts_the_planted_sentence_and_keeps_the_rest() -> None:
 
 @pytest.mark.parametrize("pattern", [p for _, _, p in scan_module._SIGNALS]
                          + [scan_module._HIDDEN, scan_module._TAGS, scan_module._B64, scan_module._ESCAPE,
-                            scan_module._READING, scan_module._ORDER, scan_module._LEET_WORD, scan_module._SPLIT_WORD],
+                            scan_module._READING, scan_module._ORDER, scan_module._CLAUSE_OPENING,
+                            scan_module._LEET_WORD, scan_module._SPLIT_WORD],
                          ids=lambda p: p.pattern[:30])
 def test_scan_patterns_are_linear_time(pattern: re.Pattern[str]) -> None:
     """Checked on the patterns, not with a clock (growth ratios are in benchmarks/bench_neutralise.py).

@@ -175,6 +175,9 @@ _CYRILLIC = str.maketrans("асԁеіјорѕхуАВСЕНІЈКМОРЅТХУ"
 _LEET = str.maketrans("4310572$@", "aeiostzsa")
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[0134578])[a-z0134578]{3,}\b")
 _SPLIT_WORD = re.compile(r"\b[a-z]{1,5}(?:-[a-z]{1,5})+\b")
+# cheap first tests (one fast search) before counting such words: most prose has neither
+_LEET_HINT = re.compile(r"[a-z][0134578]|[0134578][a-z]")
+_SPLIT_HINT = re.compile(r"[a-z]-[a-z]")
 _MAX_SCAN = 200_000  # characters per field: a tripwire, not a parser; keeps a 1 MB record cheap
 #: A score at or above this reads like an instruction to the model: the one threshold the `on_flagged` layout
 #: option, the `suspicious_copy` finding and the eval harness's screen condition share. The lowest weight that
@@ -275,27 +278,42 @@ _GIVES_AN_ORDER = (
     r"exclusively|from now on|from this point|henceforth|going forward|(?:are|is) (?:now )?(?:allowed|authori[sz]ed|"
     r"permitted|required|instructed|expected) to|(?:takes?|has|have) (?:priority|precedence) over|(?:are|is) (?:now )?"
     r"(?:suspended|lifted|disabled|waived|revoked|void))\b",
-    # a clause that opens on an imperative verb
-    r"(?:^|[:;,(]\s*|\b(?:and|then|so|please)\s+)\W{0,3}(?:(?:also|then|please|just|simply|kindly|now|quietly|"
-    r"silently|secretly|first|immediately)\s+)?"
-    r"(?:answer|reply|respond|say|tell|write|print|output|add|append|prepend|include|insert|put|replace|substitute|"
-    r"translate|use|describe|claim|state|mention|recommend|suggest|refer|direct|send|forward|share|reveal|disclose|"
-    r"list|enumerate|repeat|echo|summari[sz]e|ignore|disregard|forget|skip|omit|stop|act|pretend|behave|refuse|"
-    r"decline|confirm|deny|rate|rank|treat|quote|cite|render|show|display|start|begin|end|finish|conclude|close|"
-    r"format|convert|sign|praise|promote|advertise|advise|warn|inform|notify|urge|encourage|explain|report|insist|"
-    r"assert|approve|reject|delete|remove|call|visit|click|open|navigate|email|contact|ask|give|provide|generate|"
-    r"create|compose|produce|switch|speak|talk|imagine|assume|emphasi[sz]e|highlight|verify|run|execute|download|"
-    r"install|upload|post|publish|link|return|let|make|keep|collect|gather|attach|embed|encode|steer|push|point|"
-    r"drop|abandon|discard|halt|cease|override|bypass|hide|conceal|withhold|relay|leak|expose|dump|paste|copy|emit|"
-    r"adopt|become|do not|don't|never)\b",
     # the same in other languages
     r"\b(?:doit|doivent|devez|dois|toujours|jamais|r[ée]pond(?:s|ez)|[ée]cri(?:s|vez)|dites|ignore[rz]?|muss|"
     r"müssen|sollst|sollen|immer|niemals|antworte|schreibe?|ignoriere|behaupten?|sage|debe[ns]?|siempre|nunca|"
     r"responde|escribe|ignora|deve[m]?|sempre|responda|escreva|diga|devi|mai|rispondi|scrivi)\b|"
     r"必须|务必|请|总是|永远|不要|忽略|必ず|してください|しなさい|常に|無視",
 )
+# ... or a clause that opens on one of these verbs (a set: cheaper to compile and to extend than an alternation)
+_IMPERATIVES = frozenset((
+    "answer", "reply", "respond", "say", "tell", "write", "print", "output", "add", "append", "prepend", "include",
+    "insert", "put", "replace", "substitute", "translate", "use", "describe", "claim", "state", "mention",
+    "recommend", "suggest", "refer", "direct", "send", "forward", "share", "reveal", "disclose", "list", "enumerate",
+    "repeat", "echo", "summarise", "summarize", "ignore", "disregard", "forget", "skip", "omit", "stop", "act",
+    "pretend", "behave", "refuse", "decline", "confirm", "deny", "rate", "rank", "treat", "quote", "cite", "render",
+    "show", "display", "start", "begin", "end", "finish", "conclude", "close", "format", "convert", "sign", "praise",
+    "promote", "advertise", "advise", "warn", "inform", "notify", "urge", "encourage", "explain", "report", "insist",
+    "assert", "approve", "reject", "delete", "remove", "call", "visit", "click", "open", "navigate", "email",
+    "contact", "ask", "give", "provide", "generate", "create", "compose", "produce", "switch", "speak", "talk",
+    "imagine", "assume", "emphasise", "emphasize", "highlight", "verify", "run", "execute", "download", "install",
+    "upload", "post", "publish", "link", "return", "let", "make", "keep", "collect", "gather", "attach", "embed",
+    "encode", "steer", "push", "point", "drop", "abandon", "discard", "halt", "cease", "override", "bypass", "hide",
+    "conceal", "withhold", "relay", "leak", "expose", "dump", "paste", "copy", "emit", "adopt", "become",
+    "do not", "don't", "never",
+))
+# Zero-width, so that clause openings may overlap (", so tell …": "so" does not hide the "tell" after it).
+_CLAUSE_OPENING = re.compile(r"(?=(?:^|[:;,(]\s*|\b(?:and|then|so|please)\s+)\W{0,3}(?:(?:also|then|please|just|"
+                             r"simply|kindly|now|quietly|silently|secretly|first|immediately)\s+)?"
+                             r"(do not|[a-z]+(?:'t)?)\b)")
 _READING = re.compile(r"(?<!\w)(?:" + "|".join(_ABOUT_THE_READING) + ")|" + "|".join(_GLUED_READING))
 _ORDER = re.compile("|".join(_GIVES_AN_ORDER))
+
+
+def _gives_an_order(view: str, start: int, stop: int) -> bool:
+    """True when `view[start:stop]` (one sentence) holds a modal or standing order, or a clause opening on an
+    imperative verb."""
+    return bool(_ORDER.search(view, start, stop)) or any(
+        m.group(1) in _IMPERATIVES for m in _CLAUSE_OPENING.finditer(view, start, stop))
 
 
 def _reader_directive(view: str) -> bool:
@@ -310,7 +328,7 @@ def _reader_directive(view: str) -> bool:
         if i == checked:
             continue
         checked = i
-        if _ORDER.search(view, ends[i - 1] if i else 0, ends[i] if i < len(ends) else len(view)):
+        if _gives_an_order(view, ends[i - 1] if i else 0, ends[i] if i < len(ends) else len(view)):
             return True
     return False
 
@@ -382,9 +400,9 @@ def _views(raw: str) -> list[str]:
     if decoded != raw:
         views.append(_normalise(decoded))
     # l33t and hy-phen-at-ed spellings: read once more spelled plainly, when the text has several such words
-    if len(_LEET_WORD.findall(base)) >= 2:
+    if _LEET_HINT.search(base) and len(_LEET_WORD.findall(base)) >= 2:
         views.append(base.translate(_LEET))
-    if len(_SPLIT_WORD.findall(base)) >= 3:
+    if _SPLIT_HINT.search(base) and len(_SPLIT_WORD.findall(base)) >= 3:
         views.append(_SPLIT_WORD.sub(lambda m: m.group(0).replace("-", ""), base))
     for m in _B64.finditer(raw):
         try:
