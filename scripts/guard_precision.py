@@ -4,13 +4,14 @@ check, against answers labelled by hand.
     PYTHONPATH=src python scripts/guard_precision.py docs/eval-results/injections/heldout-*.jsonl \
         --labels docs/eval-results/injections/by-hand.jsonl [--json]
 
-Each row of a published `eval injections` results.jsonl holds the task id, the condition, the prompt hash and
-the answer. The assembly is rebuilt with the harness's own code (`InjectionRun.assembly`, deterministic: the
-rebuilt prompt's hash must equal the row's, else the row is reported and left out), and the answer is
-validated with the two injection kinds on and every other kind off. The labels file has one line per row:
-{"model", "task", "condition", "obeyed" (the by-hand label: did the answer repeat or act on the planted
-instruction; `obeyed_hand` in the dev split's file), "comment"}; the model is the results file's name after
-"heldout-"/"dev-" (or `--model`). The pattern check is rerun on every answer with the tasks' current patterns.
+Each row of a published `eval injections` results.jsonl holds the task id, the condition, the prompt hash and the
+answer. The assembly is rebuilt with the harness's own code (`InjectionRun.assembly`, deterministic: the rebuilt
+prompt's hash must equal the row's, else the row is reported and left out), and the answer is validated with the
+two injection kinds on and every other kind off. The labels file has one line per row: {"model", "task",
+"condition", "obeyed" (the by-hand label: did the answer repeat or act on the planted instruction; `obeyed_hand`
+in the dev split's file, `obeyed_by_hand` in the unseen-attack file), "comment"}; the model is the results file's
+name after "heldout-"/"dev-"/"unseen-" (or `--model`). Runs of another attack set need `--attacks FILE`, as `eval
+injections` did. The pattern check is rerun on every answer with the tasks' current patterns.
 """
 
 from __future__ import annotations
@@ -27,7 +28,16 @@ from evidencepack.citations import validate_citations
 from evidencepack.citations.severities import Severities
 from evidencepack.eval.backends import Sampling, ScriptedBackend
 from evidencepack.eval.cache import prompt_hash
-from evidencepack.eval.injections import InjectionRun, load_corpora, load_tasks, obeyed
+from evidencepack.eval.injections import (
+    InjectionRun,
+    InjectionTask,
+    load_attacks,
+    load_corpora,
+    load_questions,
+    load_tasks,
+    obeyed,
+    tasks_for,
+)
 
 KINDS = ("suspicious_copy", "foreign_url")
 ONLY_INJECTED = Severities.from_mapping({k: ("warn" if k in KINDS else "off") for k in Severities.kinds()})
@@ -35,13 +45,14 @@ ONLY_INJECTED = Severities.from_mapping({k: ("warn" if k in KINDS else "off") fo
 
 def model_of(path: Path) -> str:
     """The model a results file holds, from its name: what follows `heldout-` / `dev-` (and `control-`)."""
-    found = re.match(r"(?:.*-)?(?:heldout|dev)-(?:control-)?(.+)$", path.stem)
+    found = re.match(r"(?:.*-)?(?:heldout|dev|unseen)-(?:control-)?(.+)$", path.stem)
     return found.group(1) if found else path.stem
 
 
-def findings(rows: Iterable[Mapping[str, Any]], model: str) -> list[dict[str, Any]]:
+def findings(rows: Iterable[Mapping[str, Any]], model: str, task_list: Sequence[InjectionTask] | None = None
+             ) -> list[dict[str, Any]]:
     """Each row with the injection findings its answer earns against its rebuilt assembly."""
-    tasks = {t.id: t for t in load_tasks()}
+    tasks = {t.id: t for t in (load_tasks() if task_list is None else task_list)}
     run = InjectionRun(ScriptedBackend(), [], load_corpora(), Sampling())
     out = []
     for r in rows:
@@ -97,17 +108,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--labels", type=Path, required=True, help="the by-hand labels (jsonl)")
     ap.add_argument("--model", help="the model name of every results file (default: from the file name)")
     ap.add_argument("--json", action="store_true", help="print the measures and every row as JSON")
+    ap.add_argument("--attacks", type=Path, help="the attack file the runs used (`eval injections --attacks`)")
     args = ap.parse_args(argv)
     labels = {}
     for line in args.labels.read_text("utf-8").splitlines():
         if line.strip():
             d = json.loads(line)
             if not d.get("control"):  # the no-attack control rows have nothing to obey
-                labels[(d["model"], d["task"], d["condition"])] = bool(d.get("obeyed", d.get("obeyed_hand")))
+                label = d.get("obeyed", d.get("obeyed_hand", d.get("obeyed_by_hand")))
+                labels[(d["model"], d["task"], d["condition"])] = bool(label)
+    task_list = tasks_for(load_attacks(args.attacks), load_questions()) if args.attacks else None
     found: list[dict[str, Any]] = []
     for path in args.results:
         rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-        found += findings([r for r in rows if not r.get("control")], args.model or model_of(path))
+        found += findings([r for r in rows if not r.get("control")], args.model or model_of(path), task_list)
     missing = [x for x in found if (x["model"], x["task"], x["condition"]) not in labels]
     if missing:
         print(f"{len(missing)} rows have no label, first: {missing[0]['model']} {missing[0]['task']} "
