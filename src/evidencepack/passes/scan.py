@@ -67,101 +67,102 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.MULTILINE)
 
 
-_SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
-    (name, weight, _compile(pattern)) for name, weight, pattern in (
-        ("override", 0.5,
-         r"\b(?:ignore|disregard|forget)\b.{0,10}\b(?:the above|what you were (?:asked|told))\b|"
-         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:previous|prior|above|earlier|all|"
-         r"system|your|the|other|any)\b.{0,30}\b(?:instructions?|prompts?|rules|guidelines|messages?|sources?|"
-         r"context|question|safety|requests?|task|query)"),
-        ("override", 0.5,
-         r"\b(?:forget everything|supersedes? your|real instructions|no restrictions|developer mode|"
-         r"maintenance mode|(?:note|message|notice|instructions?) (?:to|for) (?:the |all |any )?(?:ai|models?|"
-         r"assistants?|llms?|language models?|chatbots?)\b|do not answer the question|"
-         r"(?:priority|developer|admin(?:istrator)?) (?:override|instructions?))"),
-        ("role_marker", 0.4,
-         r"<\s*\|\s*[a-z_▁][a-z_▁ ]{1,29}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
-         r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
-        ("role_label", 0.3,
-         r"#{2,6}[ \t]{0,3}(?:system|assistant|instructions?)[ \t]{0,3}#{2}|"
-         r"<!--[ \t]{0,3}(?:system|assistant|ai|instructions?)\s{0,3}:|"
-         r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response|developer|tool|ai|"
-         r"function|bot)\s*:"),
-        ("close_block", 0.3,
-         r"</\s*(?:source|sources|document|context|instructions?|system)\s*>|<<<|>>>|\]\]>|"
-         r"\b(?:end of (?:sources?|context|document)|(?:end|begin) (?:source|system))\b"),
-        ("self_authority", 0.4,
-         r"\b(?:cite|treat|consider|regard)\b.{0,30}\b(?:this|me|it)\b.{0,30}\b(?:as\s+)?"
-         r"(?:authoritative|the (?:only|official|primary) source|current|trusted)|"
-         r"\b(?:do not|don't) cite any other|every other source is (?:outdated|expired|wrong)|"
-         r"treat every other source as"),
-        ("forged_handle", 0.3,
-         r"[\[(\u3010]\s*(?:[\^/]\s*)?s\s*\d+\s*(?:[\])\u3011:,]|$)|\bsource s\d+\b"),
-        ("model_directive", 0.3,
-         r"\b(?:you are now|new instructions?|from now on|you must|system prompt|act as|you have been|"
-         r"conversation reset)\b"),
-        ("answer_directive", 0.4,
-         r"\b(?:in|to|into|with|from|of) your (?:answer|response|reply|output)\b|"
-         r"\byour (?:answer|response|reply)(?:'s)? words\b|\b(?:answer|reply|respond) only with\b"),
-        ("answer_directive", 0.4,
-         r"\b(?:begin|start|open|end|finish|conclude|close|prefix|preface|sign)(?:s|ed|ing|ning)?\b.{0,30}"
-         r"\byour (?:answer|response|reply|output|message)s?\b|"
-         r"\b(?:every|each|all|any) (?:answer|reply|response)s? (?:must|should|shall)\b|"
-         r"\b(?:say|write|answer|reply|respond|report)\b.{0,30}\b(?:exactly|verbatim|as the answer)\b"),
-        ("answer_directive", 0.4,
-         r"\b(?:translate|rewrite|format|write|put|phrase|word|style)\b.{0,20}\byour (?:answer|response|reply|"
-         r"output)s?\b|\b(?:respond|reply|answer)s? to (?:every|each|any|all) (?:query|queries|question|request|"
-         r"message)|\b(?:respond|reply)\s+only\b|\bonly (?:respond|reply|answer) (?:in|with)\b|"
-         r"\bbefore (?:answering|responding|replying|you answer|you respond|you reply)\b|"
-         r"\badd (?:the following|this) (?:sentence|line|text|link|phrase|note)\b|"
-         r"\byour (?:final )?(?:answer|response|reply|output) (?:must|should|shall|has to|needs to)\b|"
-         r"\b(?:reply|respond|answer) with (?:only|just|nothing but)\b|"
-         r"\bwhen (?:asked|someone asks|a user asks|the user asks)\b.{0,40}\b(?:always|say|answer|reply|respond)\b|"
-         r"\b(?:respond|reply|answer|talk) to the (?:user|reader)\b|\b(?:tell|inform|advise) the reader\b"),
-        ("model_directive", 0.3,
-         r"\bthe (?:assistant|ai|model|chatbot|language model|llm)\b.{0,20}\b(?:should|must|shall|needs to|"
-         r"has to|will now)\b|\b(?:hey|dear|attention|to any|to all|notes? (?:to|for)) (?:the )?(?:ai|llm|chatbot|"
-         r"assistant|bot|language model|automated (?:readers?|systems?|agents?))\b|\bllm instructions?\b|"
-         r"\bif you are an? (?:ai|llm|chatbot|assistant|bot|(?:large )?language model)\b|\bpretend (?:you are|to be)\b|"
-         r"\bnew task\s*:|\bwhoever (?:reads|processes|summari[sz]es) this\b"),
-        ("user_directive", 0.3,
-         r"\b(?:tell|inform|advise|remind|warn|instruct|ask) the user\b|\bthe user'?s question\b|"
-         r"\b(?:never|do not|don't) (?:tell|give|show) the user\b"),
-        ("role_label", 0.3,
-         r"^\W{0,6}(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\b|"
-         r"\[\s*(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\s*\]"),
-        ("override", 0.5,
-         r"\bignor(?:a|e[sz]?)\b.{0,20}\binstruc(?:ciones|tions)\b|\bvergiss\b.{0,30}\banweisungen\b|"
-         r"\byou are no longer\b|\bsay nothing about\b|\bwhatever the question\b|\bthe real answer\b|"
-         r"\bthe correct (?:response|answer) is\s*:|\[\s*(?:system|admin|developer)[ _-]?override\s*\]|"
-         r"\bassistant instructions?\b|^\W{0,6}(?:developer|system|admin) (?:message|note|notice)\s*:"),
-        ("model_directive", 0.3,
-         r"\bfrom here on\b|\b(?:todo|fixme|tip|reminder)s? for (?:the |all )?(?:ai|assistants?|models?|llms?|"
-         r"bots?|chatbots?)\b|\bai (?:tools?|systems?|models?|assistants?)\b.{0,15}\b(?:summari[sz]ing|reading|"
-         r"processing)\b|\bprocessed by (?:a|an|the) (?:model|ai|llm|language model)\b|"
-         r"\banyone (?:generating|writing|summari[sz]ing) (?:a |an |the )?(?:response|answer|reply|summary)\b|"
-         r"\btell (?:whoever|anyone who) (?:is asking|asks)\b"),
-        ("answer_directive", 0.4,
-         r"\b(?:begin|start|end|open|close)s?\b.{0,10}\b(?:every|each) (?:answer|response|reply)\b|"
-         r"\binsert (?:the following|this)\b|\b(?:in|into) (?:the|every|each) (?:answer|response|reply)\b|"
-         r"\b(?:summary|summaries) of this (?:document|page|text|record)\b.{0,20}\b(?:must|should)\b|"
-         r"\byour summary (?:must|should|claims|says|states)\b|\banswer format\b|"
-         r"\bwhen you (?:answer|respond|reply),"),
-        ("meta_sources", 0.3,
-         r"\b(?:these|the other|all (?:the )?other|every other|the retrieved) (?:sources|search results)\b"),
-        ("exfiltration", 0.4,
-         r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate|append|include|quote|list)\b.{0,40}\b(?:"
-         r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
-         r"environment variables?|email)|\b(?:repeat|print|output|reveal|copy)\b.{0,20}\b(?:text|everything|"
-         r"content|message|words) above\b|\b(?:initial|original|hidden|first) prompt\b"),
-        ("exfiltration", 0.3,
-         r"!\[[^\]]{0,200}\]\(https?://[^)?]{0,500}\?[^)]{0,500}=|https?://\S{0,500}(?:\{|%7b)|"
-         r"<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?https?://|"
-         r"\bcall the \w+ tool\b"),
-        ("concealment", 0.2, r"\b(?:do not|don't) (?:tell|mention|reveal)\b.{0,30}\b(?:user|anyone)"),
-        ("encoded", 0.4, r"\bdecode\b.{0,40}\b(?:follow|execute|obey|run)\b"),
-    )
+#: (signal kind, weight, pattern source): what the scan looks for, as written (lower case: text is case-folded).
+_SIGNAL_TABLE: tuple[tuple[str, float, str], ...] = (
+    ("override", 0.5,
+     r"\b(?:ignore|disregard|forget)\b.{0,10}\b(?:the above|what you were (?:asked|told))\b|"
+     r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:previous|prior|above|earlier|all|"
+     r"system|your|the|other|any)\b.{0,30}\b(?:instructions?|prompts?|rules|guidelines|messages?|sources?|"
+     r"context|question|safety|requests?|task|query)"),
+    ("override", 0.5,
+     r"\b(?:forget everything|supersedes? your|real instructions|no restrictions|developer mode|"
+     r"maintenance mode|(?:note|message|notice|instructions?) (?:to|for) (?:the |all |any )?(?:ai|models?|"
+     r"assistants?|llms?|language models?|chatbots?)\b|do not answer the question|"
+     r"(?:priority|developer|admin(?:istrator)?) (?:override|instructions?))"),
+    ("role_marker", 0.4,
+     r"<\s*\|\s*[a-z_▁][a-z_▁ ]{1,29}\s*\|\s*>|\[\s*(?:/\s*)?(?:inst|system_prompt)\s*\]|<<\s*(?:/\s*)?sys\s*>>|"
+     r"<\s*(?:/\s*)?(?:start_of_turn|end_of_turn|s)\s*>"),
+    ("role_label", 0.3,
+     r"#{2,6}[ \t]{0,3}(?:system|assistant|instructions?)[ \t]{0,3}#{2}|"
+     r"<!--[ \t]{0,3}(?:system|assistant|ai|instructions?)\s{0,3}:|"
+     r"^[ \t]*(?:#{1,6}[ \t]*)?(?:system|assistant|human|user|model|instruction|response|developer|tool|ai|"
+     r"function|bot)\s*:"),
+    ("close_block", 0.3,
+     r"</\s*(?:source|sources|document|context|instructions?|system)\s*>|<<<|>>>|\]\]>|"
+     r"\b(?:end of (?:sources?|context|document)|(?:end|begin) (?:source|system))\b"),
+    ("self_authority", 0.4,
+     r"\b(?:cite|treat|consider|regard)\b.{0,30}\b(?:this|me|it)\b.{0,30}\b(?:as\s+)?"
+     r"(?:authoritative|the (?:only|official|primary) source|current|trusted)|"
+     r"\b(?:do not|don't) cite any other|every other source is (?:outdated|expired|wrong)|"
+     r"treat every other source as"),
+    ("forged_handle", 0.3,
+     r"[\[(\u3010]\s*(?:[\^/]\s*)?s\s*\d+\s*(?:[\])\u3011:,]|$)|\bsource s\d+\b"),
+    ("model_directive", 0.3,
+     r"\b(?:you are now|new instructions?|from now on|you must|system prompt|act as|you have been|"
+     r"conversation reset)\b"),
+    ("answer_directive", 0.4,
+     r"\b(?:in|to|into|with|from|of) your (?:answer|response|reply|output)\b|"
+     r"\byour (?:answer|response|reply)(?:'s)? words\b|\b(?:answer|reply|respond) only with\b"),
+    ("answer_directive", 0.4,
+     r"\b(?:begin|start|open|end|finish|conclude|close|prefix|preface|sign)(?:s|ed|ing|ning)?\b.{0,30}"
+     r"\byour (?:answer|response|reply|output|message)s?\b|"
+     r"\b(?:every|each|all|any) (?:answer|reply|response)s? (?:must|should|shall)\b|"
+     r"\b(?:say|write|answer|reply|respond|report)\b.{0,30}\b(?:exactly|verbatim|as the answer)\b"),
+    ("answer_directive", 0.4,
+     r"\b(?:translate|rewrite|format|write|put|phrase|word|style)\b.{0,20}\byour (?:answer|response|reply|"
+     r"output)s?\b|\b(?:respond|reply|answer)s? to (?:every|each|any|all) (?:query|queries|question|request|"
+     r"message)|\b(?:respond|reply)\s+only\b|\bonly (?:respond|reply|answer) (?:in|with)\b|"
+     r"\bbefore (?:answering|responding|replying|you answer|you respond|you reply)\b|"
+     r"\badd (?:the following|this) (?:sentence|line|text|link|phrase|note)\b|"
+     r"\byour (?:final )?(?:answer|response|reply|output) (?:must|should|shall|has to|needs to)\b|"
+     r"\b(?:reply|respond|answer) with (?:only|just|nothing but)\b|"
+     r"\bwhen (?:asked|someone asks|a user asks|the user asks)\b.{0,40}\b(?:always|say|answer|reply|respond)\b|"
+     r"\b(?:respond|reply|answer|talk) to the (?:user|reader)\b|\b(?:tell|inform|advise) the reader\b"),
+    ("model_directive", 0.3,
+     r"\bthe (?:assistant|ai|model|chatbot|language model|llm)\b.{0,20}\b(?:should|must|shall|needs to|"
+     r"has to|will now)\b|\b(?:hey|dear|attention|to any|to all|notes? (?:to|for)) (?:the )?(?:ai|llm|chatbot|"
+     r"assistant|bot|language model|automated (?:readers?|systems?|agents?))\b|\bllm instructions?\b|"
+     r"\bif you are an? (?:ai|llm|chatbot|assistant|bot|(?:large )?language model)\b|\bpretend (?:you are|to be)\b|"
+     r"\bnew task\s*:|\bwhoever (?:reads|processes|summari[sz]es) this\b"),
+    ("user_directive", 0.3,
+     r"\b(?:tell|inform|advise|remind|warn|instruct|ask) the user\b|\bthe user'?s question\b|"
+     r"\b(?:never|do not|don't) (?:tell|give|show) the user\b"),
+    ("role_label", 0.3,
+     r"^\W{0,6}(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\b|"
+     r"\[\s*(?:tool|function)[ _-]?(?:result|output|call[ _-]?output|response)\s*\]"),
+    ("override", 0.5,
+     r"\bignor(?:a|e[sz]?)\b.{0,20}\binstruc(?:ciones|tions)\b|\bvergiss\b.{0,30}\banweisungen\b|"
+     r"\byou are no longer\b|\bsay nothing about\b|\bwhatever the question\b|\bthe real answer\b|"
+     r"\bthe correct (?:response|answer) is\s*:|\[\s*(?:system|admin|developer)[ _-]?override\s*\]|"
+     r"\bassistant instructions?\b|^\W{0,6}(?:developer|system|admin) (?:message|note|notice)\s*:"),
+    ("model_directive", 0.3,
+     r"\bfrom here on\b|\b(?:todo|fixme|tip|reminder)s? for (?:the |all )?(?:ai|assistants?|models?|llms?|"
+     r"bots?|chatbots?)\b|\bai (?:tools?|systems?|models?|assistants?)\b.{0,15}\b(?:summari[sz]ing|reading|"
+     r"processing)\b|\bprocessed by (?:a|an|the) (?:model|ai|llm|language model)\b|"
+     r"\banyone (?:generating|writing|summari[sz]ing) (?:a |an |the )?(?:response|answer|reply|summary)\b|"
+     r"\btell (?:whoever|anyone who) (?:is asking|asks)\b"),
+    ("answer_directive", 0.4,
+     r"\b(?:begin|start|end|open|close)s?\b.{0,10}\b(?:every|each) (?:answer|response|reply)\b|"
+     r"\binsert (?:the following|this)\b|\b(?:in|into) (?:the|every|each) (?:answer|response|reply)\b|"
+     r"\b(?:summary|summaries) of this (?:document|page|text|record)\b.{0,20}\b(?:must|should)\b|"
+     r"\byour summary (?:must|should|claims|says|states)\b|\banswer format\b|"
+     r"\bwhen you (?:answer|respond|reply),"),
+    ("meta_sources", 0.3,
+     r"\b(?:these|the other|all (?:the )?other|every other|the retrieved) (?:sources|search results)\b"),
+    ("exfiltration", 0.4,
+     r"\b(?:repeat|reveal|print|output|send|leak|exfiltrate|append|include|quote|list)\b.{0,40}\b(?:"
+     r"system prompt|instructions|api keys?|password|secret|hidden|other sources|conversation|"
+     r"environment variables?|email)|\b(?:repeat|print|output|reveal|copy)\b.{0,20}\b(?:text|everything|"
+     r"content|message|words) above\b|\b(?:initial|original|hidden|first) prompt\b"),
+    ("exfiltration", 0.3,
+     r"!\[[^\]]{0,200}\]\(https?://[^)?]{0,500}\?[^)]{0,500}=|https?://\S{0,500}(?:\{|%7b)|"
+     r"<img\b[^>]{0,500}\bsrc\s*=\s*[\"']?https?://|"
+     r"\bcall the \w+ tool\b"),
+    ("concealment", 0.2, r"\b(?:do not|don't) (?:tell|mention|reveal)\b.{0,30}\b(?:user|anyone)"),
+    ("encoded", 0.4, r"\bdecode\b.{0,40}\b(?:follow|execute|obey|run)\b"),
 )
+_SIGNALS: tuple[tuple[str, float, re.Pattern[str]], ...] = tuple(
+    (name, weight, _compile(pattern)) for name, weight, pattern in _SIGNAL_TABLE)
 # Every pattern above is linear: repeats that could run over the start of another match are bounded
 # (`[^>]{0,500}`), so `<img <img <img …` or `<|` plus a megabyte of spaces cannot make the scan quadratic
 # (`tests/properties/test_untrusted_text.py` checks each pattern; `benchmarks/bench_neutralise.py` measures the growth).
