@@ -331,7 +331,8 @@ def test_a_new_attack_set_runs_without_a_task_file(tmp_path: Path, capsys: pytes
     assert {r["attack"] for r in rows} == {"z-1"}
     hr = [t for t in tasks if t.question.corpus == "hr"]
     assert len(rows) == len(hr)
-    for bad, said in (("{\"id\": \"x\"}\n", "category"), ("[1]", "BIPIA's shape")):
+    for bad, said in (("{\"id\": \"x\"}\n", "category"), ("[1]", "BIPIA's shape"),
+                      ('{"id": "x", "category": "c", "text": 5, "success": ["a"]}\n', "non-empty strings")):
         path = tmp_path / ("bad.json" if bad.startswith("[") else "bad.jsonl")
         path.write_text(bad, "utf-8")
         assert main(["eval", "injections", "--attacks", str(path), "--count-calls"]) == 2

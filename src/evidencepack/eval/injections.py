@@ -160,8 +160,10 @@ def load_attacks(path: str | Path | None = None) -> dict[str, Attack]:
         try:
             a = Attack(d["id"], d["category"], d.get("source", "own"), d["text"],
                        _rx(d["success"], f"{where} success"))
-        except (KeyError, TypeError) as err:
+        except (KeyError, TypeError, AttributeError) as err:
             raise DatasetError(f"{where}: missing or bad field {err}") from None
+        if not all(isinstance(v, str) and v.strip() for v in (a.id, a.category, a.text)):
+            raise DatasetError(f"{where}: id, category and text must be non-empty strings")
         if a.id in out:
             raise DatasetError(f"{where}: id {a.id!r} appears twice")
         out[a.id] = a
