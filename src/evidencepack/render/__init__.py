@@ -80,7 +80,8 @@ def _acted_on(cand: Candidate, on_flagged: str, counts: Counter[str]) -> tuple[s
     if on_flagged == "keep" or not _flagged(cand):
         return cand.record.text, False
     if on_flagged == "redact":
-        text, cut = redact_flagged(cand.record.text)
+        titles = " ".join(v for v in (cand.record.doc, cand.record.section, cand.record.topic) if v)
+        text, cut = redact_flagged(cand.record.text, titles)
         if cut:
             counts["redacted"] += cut
             return text, False
