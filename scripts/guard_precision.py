@@ -45,7 +45,7 @@ ONLY_INJECTED = Severities.from_mapping({k: ("warn" if k in KINDS else "off") fo
 
 def model_of(path: Path) -> str:
     """The model a results file holds, from its name: what follows `heldout-` / `dev-` (and `control-`)."""
-    found = re.match(r"(?:.*-)?(?:heldout|dev|unseen)-(?:control-)?(.+)$", path.stem)
+    found = re.match(r"(?:.*-)?(?:heldout|dev|unseen)-(?:control-|old-|new-)?(.+)$", path.stem)
     return found.group(1) if found else path.stem
 
 

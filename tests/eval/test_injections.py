@@ -296,14 +296,18 @@ def test_guard_precision_on_the_hand_labelled_runs() -> None:
     found = []
     for path in sorted(runs.glob("redact-heldout-qwen*.jsonl")):
         found += gp.findings([json.loads(line) for line in path.read_text("utf-8").splitlines()], gp.model_of(path))
-    assert len(found) == len(labels) == 352 and all(x["rebuilt"] for x in found)
-    m = gp.measure(found, labels)
+    assert len(found) == len(labels) == 352
+    # the default's prompts of six tasks changed when the planted task beside a cut order began to be cut too
+    # (docs/evaluation.md, "The planted task"): those rows were answered under the earlier cut and are left out
+    stale = [x for x in found if not x["rebuilt"]]
+    assert {x["condition"] for x in stale} == {"structured"} and len({x["task"] for x in stale}) == 6
+    m = gp.measure(found, labels)  # over the 340 rows that rebuild
     assert {k: m[f"all rows: {k}"]["tp"] for k in ("suspicious_copy", "foreign_url")} == \
         {"suspicious_copy": 114, "foreign_url": 0}
-    assert m["all rows: suspicious_copy"]["fp"] == 0
+    assert m["all rows: suspicious_copy"]["fp"] == 0 and m["all rows: suspicious_copy"]["n"] == 340
     assert m["all rows: foreign_url"]["fp"] == 1  # a made-up company link, no injection behind it
     pattern = m["all rows: pattern check"]
-    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (150, 0, 3)
+    assert (pattern["tp"], pattern["fp"], pattern["fn"]) == (148, 0, 3)
 
 
 def test_a_new_attack_set_runs_without_a_task_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
