@@ -341,3 +341,29 @@ def test_a_new_attack_set_runs_without_a_task_file(tmp_path: Path, capsys: pytes
         path.write_text(bad, "utf-8")
         assert main(["eval", "injections", "--attacks", str(path), "--count-calls"]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_the_unseen_attack_runs_rebuild_and_give_the_published_guard_figures() -> None:
+    """docs/evaluation.md, "Attacks nobody tuned on": every prompt of the published runs rebuilds with today's code
+    from the attack file, and the guard's figures against the by-hand labels are the ones quoted."""
+    import importlib.util
+
+    from evidencepack.eval.injections import load_attacks, load_questions, tasks_for
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("guard_precision", root / "scripts" / "guard_precision.py")
+    assert spec and spec.loader
+    gp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gp)
+    runs = root / "docs" / "eval-results" / "injections"
+    labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed_by_hand"])
+              for d in map(json.loads, (runs / "by-hand-planted.jsonl").read_text("utf-8").splitlines())
+              if d["run"] == "new-unseen-all" and not d["control"]}
+    tasks = tasks_for(load_attacks(root / "tests" / "data" / "injection_attacks_unseen.jsonl"), load_questions())
+    found = []
+    for path in sorted(runs.glob("unseen-new-qwen*.jsonl")):
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        found += gp.findings([r for r in rows if not r["control"]], gp.model_of(path), tasks)
+    assert len(found) == len(labels) == 540 and all(x["rebuilt"] for x in found)
+    either = gp.measure(found, labels)["rows with blocks (not flat): either finding"]
+    assert (either["tp"], either["fp"], either["fn"]) == (21, 2, 6)
