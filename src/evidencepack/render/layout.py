@@ -8,8 +8,9 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   tokens around the records, 69 fewer per trap prompt than `text`), `edges-authority` seating and the
   `last-resort` abstain line. On both small models measured it gave the fewest stale answers and the most
   current-correct ones of any layout without an answer form. A sentence the injection scan reads as an
-  instruction to the model is cut out of its record (`on_flagged="redact"`): on the injection dev split it
-  took both small models from obeying 13-16 of 21 planted instructions to 0-1 without losing an answer.
+  instruction to the model is cut out of its record, with the task planted beside it (`on_flagged="redact"`):
+  on the injection dev split it took both small models from obeying 11-15 of 21 planted instructions (flat) to 0
+  without losing an answer, and on an attack set nobody tuned on to 0-1 of 90.
 - `original`: the first structured layout, pinned (`text` blocks, `policy` fields, `edges` order, the
   `if-unanswered` line, the notice on, flagged records kept): its options never change when the defaults do.
   Its bytes follow the renderer: they moved once, when the headers were made unforgeable (issue 25).
@@ -148,7 +149,8 @@ class Layout:
     marking: str = option("none", "spotlighting datamarking of record text", choices=lambda: MARKINGS)
     on_flagged: str = option(
         "redact", "what to do with a record the injection scan reads as an instruction to the model: cut its "
-        "flagged sentences out (redact), datamark it, or keep it as it is", choices=lambda: ON_FLAGGED)
+        "flagged sentences out, with the task planted beside them (redact), datamark it, or keep it as it is",
+        choices=lambda: ON_FLAGGED)
     conflict_embedding_threshold: float | None = option(
         0.9, "cosine at or above which records without a topic, by their embeddings, form a conflict group "
         "(none: only topics group)", parse=optional_float)
