@@ -28,7 +28,7 @@ from evidencepack.eval.injections import (
     sample,
     split_of,
 )
-from evidencepack.passes.scan import REDACTED
+from evidencepack.passes.redact import REDACTED
 
 TASKS = load_tasks()
 CORPORA = load_corpora()

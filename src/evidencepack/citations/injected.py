@@ -26,7 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..passes.scan import REDACTED, SUSPICIOUS, sentence_spans, text_score
+from ..passes.redact import REDACTED
+from ..passes.scan import SUSPICIOUS, sentence_spans, text_score
 from ..render.formats import DATAMARK
 from .model import Finding, Sentence, shorten
 from .severities import Severities
@@ -83,7 +84,7 @@ def _bodies(index: SourceIndex) -> dict[str, str]:
 
 def source_sentences(body: str, handle: str) -> list[SourceSentence]:
     """The sentences of a source, its defused markers restored (the scan must see `<|im_start|>`, not the
-    `‹|im_start|›` the model was shown) and the assembler's own cut markers (`passes.scan.REDACTED`) left out:
+    `‹|im_start|›` the model was shown) and the assembler's own cut markers (`passes.redact.REDACTED`) left out:
     a break after end punctuation (closing quotes and a role marker may follow it) and at every line break, so a
     planted instruction is not glued to the benign text after it."""
     text = body.replace(DATAMARK, " ").replace(REDACTED, "\n").translate(_UNDEFUSE)

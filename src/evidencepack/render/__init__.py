@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..passes.scan import SUSPICIOUS, injection_score, redact_flagged
+from ..passes.redact import redact_flagged
+from ..passes.scan import SUSPICIOUS, injection_score
 from ..records.candidates import Candidate, status_text
 from .fields import PROFILES, escape_free_text, field_value, header_order, is_free_text, resolve_profile
 from .formats import DATAMARK, FORMATS, Block, datamark, header_segment, read_blocks, render_block
@@ -15,7 +16,7 @@ from .neutralise import DEFAULT_FRAME_LABELS, contains_boundary, neutralise, neu
 
 MARKINGS: tuple[str, ...] = ("none", "datamark")
 #: What happens to a record the injection scan reads as an instruction to the model (`passes.scan.SUSPICIOUS`):
-#: kept as it is, datamarked, or its flagged sentences cut out (`passes.scan.redact_flagged`; a record flagged
+#: kept as it is, datamarked, or its flagged sentences cut out (`passes.redact.redact_flagged`; a record flagged
 #: as a whole but in no one sentence is datamarked). The defence lands where the attack is; every other record
 #: stays verbatim and costs what it did.
 ON_FLAGGED: tuple[str, ...] = ("keep", "datamark", "redact")
