@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -280,15 +281,22 @@ def test_control_answers_come_from_the_cache(tmp_path: Path) -> None:
     assert main([*argv, "--cache-only"]) == 0  # every prompt, control included, was cached by the first run
 
 
-def test_guard_precision_on_the_hand_labelled_runs() -> None:
-    """The figures docs/evaluation.md gives for the guard, from the published answers and the by-hand labels."""
+def _guard_precision() -> ModuleType:
+    """scripts/guard_precision.py, loaded as a module (it is a script, not part of the package)."""
     import importlib.util
 
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("guard_precision", root / "scripts" / "guard_precision.py")
+    path = Path(__file__).resolve().parents[2] / "scripts" / "guard_precision.py"
+    spec = importlib.util.spec_from_file_location("guard_precision", path)
     assert spec and spec.loader
-    gp = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gp)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_guard_precision_on_the_hand_labelled_runs() -> None:
+    """The figures docs/evaluation.md gives for the guard, from the published answers and the by-hand labels."""
+    gp = _guard_precision()
+    root = Path(__file__).resolve().parents[2]
     runs = root / "docs" / "eval-results" / "injections"
     labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed_hand"])
               for d in map(json.loads, (runs / "by-hand-redact.jsonl").read_text("utf-8").splitlines())
@@ -346,15 +354,10 @@ def test_a_new_attack_set_runs_without_a_task_file(tmp_path: Path, capsys: pytes
 def test_the_unseen_attack_runs_rebuild_and_give_the_published_guard_figures() -> None:
     """docs/evaluation.md, "Attacks nobody tuned on": every prompt of the published runs rebuilds with today's code
     from the attack file, and the guard's figures against the by-hand labels are the ones quoted."""
-    import importlib.util
-
     from evidencepack.eval.injections import load_attacks, load_questions, tasks_for
 
+    gp = _guard_precision()
     root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("guard_precision", root / "scripts" / "guard_precision.py")
-    assert spec and spec.loader
-    gp = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gp)
     runs = root / "docs" / "eval-results" / "injections"
     labels = {(d["model"], d["task"], d["condition"]): bool(d["obeyed_by_hand"])
               for d in map(json.loads, (runs / "by-hand-planted.jsonl").read_text("utf-8").splitlines())
