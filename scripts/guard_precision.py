@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from evidencepack.citations import validate_citations
-from evidencepack.citations.severities import Severities
 from evidencepack.eval.backends import Sampling, ScriptedBackend
 from evidencepack.eval.cache import prompt_hash
 from evidencepack.eval.injections import (
+    GUARD_KINDS,
+    GUARD_ONLY,
     InjectionRun,
     InjectionTask,
     load_attacks,
@@ -39,8 +40,8 @@ from evidencepack.eval.injections import (
     tasks_for,
 )
 
-KINDS = ("suspicious_copy", "foreign_url")
-ONLY_INJECTED = Severities.from_mapping({k: ("warn" if k in KINDS else "off") for k in Severities.kinds()})
+KINDS = GUARD_KINDS
+ONLY_INJECTED = GUARD_ONLY
 
 
 def model_of(path: Path) -> str:
