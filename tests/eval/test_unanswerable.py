@@ -280,3 +280,27 @@ def test_the_cli_counts_calls_and_runs_the_set_on_a_scripted_backend(tmp_path: P
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert {r["verdict"] for r in rows} <= {"abstained", "invented"} and len(rows) == 32
     assert "When no record answers" in (out / "report.html").read_text()
+
+
+def test_invented_answers_the_reader_is_warned_of_are_counted(tmp_path: Path) -> None:
+    """An invented answer is less harmful when the validator's `transplanted_value` flags it (the reader gets
+    `transplant_note` with it): the run records it per row and the report counts it apart."""
+    corpus = CORPORA["freight"]
+    traps = [t for t in TRAPS["freight"] if t.id in ("yard-speed-limit", "airport-parking", "steer-tire-pressure")]
+    answers = {"yard-speed-limit": "The speed limit in the yard is 5 mph.",  # the phone lock's 5 mph, carried over
+               "airport-parking": "Airport parking is covered up to $140.",  # invented, nothing to flag
+               "steer-tire-pressure": "I do not know: the sources do not say."}
+    questions = {t.id: t.question for t in traps}
+
+    def rule(messages: Messages) -> str:
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        return next(answers[i] for i, q in questions.items() if q in user)
+
+    rows = TrapRun(ScriptedBackend(rule=rule), traps, corpus, Sampling(), AnswerCache(tmp_path), ["structured"]).run()
+    warned = {r["question"]: r["value_warned"] for r in rows}
+    assert warned == {"yard-speed-limit": True, "airport-parking": False, "steer-tire-pressure": False}
+    u = trap_metrics(rows)["structured"]["unanswerable"]
+    assert (u["invented"]["k"], u["invented_warned"]["k"]) == (2, 1)
+    assert "| invented, warned |" in trap_report(rows, {"is_model": False})
+    older = [{k: v for k, v in r.items() if k != "value_warned"} for r in rows]
+    assert trap_metrics(older)["structured"]["unanswerable"]["invented_warned"] is None

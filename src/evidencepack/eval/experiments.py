@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from ..assemble import Assembly, assemble
+from ..citations import validate_citations
 from ..citations.policies import repair_line, repair_prompt, withhold
 from ..citations.severities import SEVERITIES
 from ..errors import BackendError, DatasetError, OptionError
@@ -301,7 +302,9 @@ class TrapRun:
         }
         if trap.unanswerable:  # no record answers: the report counts it apart (older rows carry no such key)
             row.update(unanswerable=True, states_neighbour=j.states_neighbour,
-                       conflict_group=self.decided_group(trap), withheld=withheld_ids(a))
+                       conflict_group=self.decided_group(trap), withheld=withheld_ids(a),
+                       value_warned=any(f.kind == "transplanted_value"
+                                        for f in validate_citations(answer, a).findings))
         if self.llm_judge is not None and not trap.unanswerable:  # its prompt grades a current and a stale rule
             try:
                 row["llm_verdict"] = self.llm_judge(answer, trap)

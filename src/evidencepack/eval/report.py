@@ -106,6 +106,10 @@ def _unanswerable_metrics(rs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "errors": _with_status(rs, "error"),
         "abstained": rate(v["abstained"], n), "invented": rate(v["invented"], n),
         "transplanted": rate(sum(r["verdict"] == "invented" and bool(r.get("states_neighbour")) for r in judged), n),
+        # the reader is warned with the answer (`transplanted_value`, `citations.transplant_note`); rows of runs
+        # made before the check carry no `value_warned`
+        "invented_warned": rate(sum(r["verdict"] == "invented" and bool(r["value_warned"]) for r in judged), n)
+        if judged and all("value_warned" in r for r in judged) else None,
         "abstained_conflict_group": rate(sum(r["verdict"] == "abstained" for r in group), len(group)),
         "abstained_no_group": rate(sum(r["verdict"] == "abstained" for r in plain), len(plain)),
         "mean_prompt_tokens": _mean([r["assembly_prompt_tokens"] for r in rs]),
@@ -365,17 +369,20 @@ def _unanswerable_section(conds: Sequence[str], m: Mapping[str, Mapping[str, Any
     lines = ["", "## When no record answers", "", "Questions whose retrieved records do not answer them "
              "(`\"unanswerable\": true`), counted apart from the answerable questions' rates. The right answer "
              "says the sources do not answer (`abstained`); anything else is `invented`, and \"with a neighbouring "
-             "value\" counts the invented answers that state a value the records give nearby (a transplant). "
+             "value\" counts the invented answers that state a value the records give nearby (a transplant); "
+             "\"invented, warned\" those the validator's `transplanted_value` flags, so the reader gets a note with "
+             "the answer. "
              "Abstentions are split by whether the retrieved records hold a conflict group with a current "
              "authoritative member (the groups `withhold` acts on).", "",
-             "| condition | questions | abstained | invented | invented with a neighbouring value | "
-             "abstained: conflict group | abstained: no conflict group | mean prompt tokens | truncated | errors |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| condition | questions | abstained | invented | invented with a neighbouring value | invented, warned "
+             "| abstained: conflict group | abstained: no conflict group | mean prompt tokens | truncated | errors |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in conds:
         x = m[c]["unanswerable"]
         tok = f"{x['mean_prompt_tokens']:.0f}" if x["mean_prompt_tokens"] is not None else "n/a"
         lines.append(f"| {c} | {x['questions']} | {fmt_rate(x['abstained'])} | {fmt_rate(x['invented'])} | "
-                     f"{fmt_rate(x['transplanted'])} | {fmt_rate(x['abstained_conflict_group'])} | "
+                     f"{fmt_rate(x['transplanted'])} | {fmt_rate(x['invented_warned'])} | "
+                     f"{fmt_rate(x['abstained_conflict_group'])} | "
                      f"{fmt_rate(x['abstained_no_group'])} | {tok} | {x['truncated']} | {x['errors']} |")
     return lines
 
