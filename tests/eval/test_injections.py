@@ -396,3 +396,4 @@ def test_each_answer_is_checked_by_the_guard_and_the_report_counts_obeyed_answer
     # rows of runs made before the guard ran carry no `warned`: the column says so instead of guessing
     old = [{k: v for k, v in r.items() if k != "warned"} for r in rows]
     assert injection_metrics(old)["flat"]["unwarned_asr"] is None
+    assert "obeyed, no warning" not in injection_report(old, {})  # an older run's report rebuilds as it was made

@@ -363,26 +363,29 @@ def _verdicts_table(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) ->
 
 
 def _unanswerable_section(conds: Sequence[str], m: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """The questions no retrieved record answers, apart from the answerable ones."""
+    """The questions no retrieved record answers, apart from the answerable ones. "invented, warned" appears when
+    the rows say whether the reader was warned (runs made before `value_warned` existed rebuild as published)."""
     if not conds:
         return []
+    warned = any(m[c]["unanswerable"]["invented_warned"] is not None for c in conds)
     lines = ["", "## When no record answers", "", "Questions whose retrieved records do not answer them "
              "(`\"unanswerable\": true`), counted apart from the answerable questions' rates. The right answer "
              "says the sources do not answer (`abstained`); anything else is `invented`, and \"with a neighbouring "
-             "value\" counts the invented answers that state a value the records give nearby (a transplant); "
-             "\"invented, warned\" those the validator's `transplanted_value` flags, so the reader gets a note with "
-             "the answer. "
-             "Abstentions are split by whether the retrieved records hold a conflict group with a current "
+             "value\" counts the invented answers that state a value the records give nearby (a transplant)"
+             + ("; \"invented, warned\" those the validator's `transplanted_value` flags, so the reader gets a note "
+                "with the answer." if warned else ".") +
+             " Abstentions are split by whether the retrieved records hold a conflict group with a current "
              "authoritative member (the groups `withhold` acts on).", "",
-             "| condition | questions | abstained | invented | invented with a neighbouring value | invented, warned "
-             "| abstained: conflict group | abstained: no conflict group | mean prompt tokens | truncated | errors |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| condition | questions | abstained | invented | invented with a neighbouring value | "
+             + ("invented, warned | " if warned else "") +
+             "abstained: conflict group | abstained: no conflict group | mean prompt tokens | truncated | errors |",
+             "|---|---|---|---|---|" + ("---|" if warned else "") + "---|---|---|---|---|"]
     for c in conds:
         x = m[c]["unanswerable"]
         tok = f"{x['mean_prompt_tokens']:.0f}" if x["mean_prompt_tokens"] is not None else "n/a"
         lines.append(f"| {c} | {x['questions']} | {fmt_rate(x['abstained'])} | {fmt_rate(x['invented'])} | "
-                     f"{fmt_rate(x['transplanted'])} | {fmt_rate(x['invented_warned'])} | "
-                     f"{fmt_rate(x['abstained_conflict_group'])} | "
+                     f"{fmt_rate(x['transplanted'])} | " + (f"{fmt_rate(x['invented_warned'])} | " if warned else "")
+                     + f"{fmt_rate(x['abstained_conflict_group'])} | "
                      f"{fmt_rate(x['abstained_no_group'])} | {tok} | {x['truncated']} | {x['errors']} |")
     return lines
 
