@@ -40,9 +40,6 @@ from evidencepack.eval.injections import (
     tasks_for,
 )
 
-KINDS = GUARD_KINDS
-ONLY_INJECTED = GUARD_ONLY
-
 
 def model_of(path: Path) -> str:
     """The model a results file holds, from its name: what follows `heldout-` / `dev-` (and `control-`)."""
@@ -62,7 +59,7 @@ def findings(rows: Iterable[Mapping[str, Any]], model: str, task_list: Sequence[
         task = tasks[r["task"]]
         assembly, messages = run.assembly(task, r["condition"], not r.get("control", False))
         same = prompt_hash(messages) == r["prompt_hash"]
-        verdict = validate_citations(r["answer"], assembly, severities=ONLY_INJECTED)
+        verdict = validate_citations(r["answer"], assembly, severities=GUARD_ONLY)
         # the pattern check is rerun with the task's current patterns, not read from the row
         pattern = bool(obeyed(r["answer"], task.attack)) if r.get("status") == "ok" else None
         out.append({"model": model, "task": r["task"], "condition": r["condition"],
@@ -91,7 +88,7 @@ def measure(found: Sequence[Mapping[str, Any]], labels: Mapping[tuple[str, str, 
     for scope, keep in (("all rows", lambda x: True), ("rows with blocks (not flat)",
                                                           lambda x: x["condition"] != "flat")):
         rows = [(x, labels[(x["model"], x["task"], x["condition"])]) for x in found if keep(x) and x["rebuilt"]]
-        for kind in KINDS:
+        for kind in GUARD_KINDS:
             out[f"{scope}: {kind}"] = confusion([(kind in x["fired"], y) for x, y in rows])
         out[f"{scope}: either finding"] = confusion([(bool(x["fired"]), y) for x, y in rows])
         out[f"{scope}: pattern check"] = confusion([(bool(x["pattern"]), y) for x, y in rows

@@ -40,9 +40,10 @@ def redact_flagged(text: str, context: str = "") -> tuple[str, int]:
 # every attacked record of the injection harness (docs/security.md): it cut 97 planted sentences and no
 # sentence of a record.
 _CONTENT_WORD = re.compile(r"[a-z]{4,}")
-_TASK_VERBS = IMPERATIVES | frozenset((
-    "explain", "draft", "analyze", "analyse", "determine", "calculate", "compute", "find", "identify", "compare",
-    "evaluate", "plan", "design", "develop", "outline", "discuss", "name", "define", "solve", "describe",
+_FIRST_WORD = re.compile(r"\W*([a-z]+)")
+_TASK_VERBS = IMPERATIVES | frozenset((  # the verbs of a task set for the model, beyond the scan's orders
+    "draft", "analyze", "analyse", "determine", "calculate", "compute", "find", "identify", "compare", "evaluate",
+    "plan", "design", "develop", "outline", "discuss", "name", "define", "solve",
 ))
 _FUNCTION_WORDS = frozenset((
     "that", "this", "with", "from", "have", "will", "your", "their", "there", "about", "which", "would", "been",
@@ -69,7 +70,7 @@ def planted_tasks(text: str, spans: list[tuple[int, int]], flagged: set[int], co
         if len(words) < 2 or words & anchor:
             continue
         view = normalise(sentence)
-        first = re.match(r"\W*([a-z]+)", view)
+        first = _FIRST_WORD.match(view)
         bare_order = first is not None and first.group(1) in _TASK_VERBS and not re.search(r"\d|\byou", view)
         if sentence.rstrip().endswith("?") or bare_order:
             out.add(j)
