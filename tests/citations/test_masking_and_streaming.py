@@ -54,13 +54,15 @@ def reference_groups(text):
         span = range(pos, pos + len(line))
         stripped = line.lstrip(" \t")
         opener = re.match(r"(`{3,}|~{3,})(.*)", stripped)
+        # a backtick run with a backtick after it opens no fence: the line is text (and may end its unit)
+        is_fence = bool(opener) and not (opener[1][0] == "`" and "`" in opener[2])
         if fence:
             body = line.strip(" \t\r")
             if body and set(body) == {fence[0]} and len(body) >= fence[1]:
                 fence = None
             masked.update(span)
             unit_lines = []
-        elif opener and not (opener[1][0] == "`" and "`" in opener[2]):
+        elif is_fence:
             fence = (opener[1][0], len(opener[1]))
             masked.update(span)
             unit_lines = []
@@ -73,7 +75,7 @@ def reference_groups(text):
                 units.append(unit_lines)
             unit_lines.append((pos, line))
             heading = bool(re.match(r"\s*(?:#{1,6}[ \t]|\*\*[^*]+\*\*:?\s*$)|.*:\s*$", line))
-        if fence is not None or opener:
+        if fence is not None or is_fence:
             heading = False
         pos += len(line) + 1
     for unit in units:
@@ -113,6 +115,7 @@ markdownish = st.lists(st.sampled_from([
 @given(markdownish, st.lists(st.integers(min_value=0, max_value=80), max_size=12))
 @example("``` `[S1]` x", [])  # an opener that never closes, with a span after it
 @example("`` [S1] ``` x\n```` y ``", [3, 9])
+@example("```~~~`:\n[S1]`", [])  # not a fence (a backtick after the run): a text line ending with ":" ends its unit
 def test_scanner_matches_the_reference_model_however_the_text_is_split(text, cuts):
     cuts = [c for c in cuts if c <= len(text)]
     assert scanned(text, cuts) == reference_groups(text)
