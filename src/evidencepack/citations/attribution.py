@@ -13,14 +13,13 @@ rendered prompt (the text the model saw, header and body), never from anything t
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from ..errors import CitationInputError
 from ..records.vectors import cosine
+from ..words import content_words as _content_words
 from .parse import read_sentences
 from .source import SourceIndex, read_assembly
 from .values import UnsupportedValue, extract_values, mask_handles, supported, unsupported_in
@@ -44,41 +43,9 @@ def _similarity(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return cosine(a, b)
 
 
-STOP_WORDS = frozenset([
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot",
-    "could", "did", "do", "does", "doing", "done", "down", "during", "each", "either", "else", "etc", "even",
-    "ever", "every", "few", "for", "from", "further", "get", "gets", "got", "had", "has", "have", "having",
-    "he", "her", "here", "hers", "him", "his", "how", "however", "i", "if", "in", "into", "is", "it", "its",
-    "itself", "just", "least", "less", "let", "like", "may", "me", "might", "more", "most", "much", "must",
-    "my", "need", "needs", "neither", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or",
-    "other", "our", "ours", "out", "over", "own", "per", "please", "rather", "same", "shall", "she", "should",
-    "since", "so", "some", "still", "such", "than", "that", "the", "their", "theirs", "them", "then", "there",
-    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us", "very",
-    "via", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "whose",
-    "why", "will", "with", "within", "without", "would", "yes", "yet", "you", "your", "yours", "according",
-    "based", "source", "sources", "handbook", "document", "information", "provided", "states", "say", "says",
-    "said", "answer", "question"
-])
-_WORD = re.compile(r"[a-z][a-z'-]+")
-
-
-@lru_cache(maxsize=65_536)
-def stem(w: str) -> str:
-    """A light suffix-stripping stem, no dictionary: enough to match "claims" with "claim" across texts (cached:
-    the same words recur in every source and answer)."""
-    w = w.strip("'-").removesuffix("'s")
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)] + repl
-            break
-    return w[:-1] if w.endswith("e") and len(w) >= 4 else w  # "move" and "moved" both give "mov"
-
-
 def content_words(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed words that carry content (no stop words, no handles, no numbers)."""
-    words = _WORD.findall(mask_handles(text).lower())
-    return frozenset(stem(w) for w in words if w not in STOP_WORDS and len(w) > 2)
+    return _content_words(mask_handles(text))
 
 
 def sources_of(assembly: Any) -> dict[str, str]:

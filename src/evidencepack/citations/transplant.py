@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from .attribution import STOP_WORDS, stem
+from ..words import STOP_WORDS, stem
 from .injected import source_sentences
 from .model import Finding, Sentence, shorten
 from .severities import Severities

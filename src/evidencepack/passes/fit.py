@@ -34,6 +34,7 @@ from ..render.layout import Layout
 from ..render.neutralise import contains_boundary, neutralise_question
 from ..render.notice import notice_for, render_blocks, user_pieces
 from ..render.prompts import BOUNDARY_PLACEHOLDER, FLAT_USER_TEMPLATE, NO_SOURCES, USER_TEMPLATE, boundary_code
+from ..render.shown_rule import shown_rule
 from ..tokens.target import TargetModel
 from ..tokens.tokenizers import CountCache, TiktokenTokenizer, Tokenizer, count_joined
 from .budget import Budget
@@ -267,8 +268,10 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
                                ) if layout.has_blocks or withheld else ()
     notice = notice_for(conflicts, layout)
     prepared = [blocks.prepared(c, fixed.boundary) for c in seated]
+    shown = shown_rule(frame.question, conflicts, handles, seated, prepared, blocks=layout.has_blocks) \
+        if layout.show_rule else ""
     real = render_blocks(handles, prepared, fixed.boundary, layout)
-    user = "".join(user_pieces(frame.pieces, notice, real, layout))
+    user = "".join(user_pieces(frame.pieces, notice, real, layout, shown))
     # Exact from cached costing pieces when digits-for-digits cannot change the count; else count the real
     # prompt whole.
     invariant = fixed.digits_only and all(p is blocks.prepared(c) for p, c in zip(prepared, seated))
@@ -277,14 +280,15 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
         used = (req.model.request_tokens(_chat(fixed.system, user)) - fixed.system_tokens - frame.question_tokens
                 - frame.framing)
     elif invariant:  # no framing, or one that does not depend on the text (OpenAI's): the content counts suffice
-        pieces = user_pieces(frame.pieces, notice, [c[: -len(separator)] for c in costed], layout)
+        pieces = user_pieces(frame.pieces, notice, [c[: -len(separator)] for c in costed], layout, shown)
         used = count_joined(req.tokenizer, req.count_cache, pieces) - frame.question_tokens
     else:
         used = req.count(user) - frame.question_tokens
-    # Where the question-dependent part starts: its line, then (as an answer form) the conflict form.
+    # Where the question-dependent part starts: its line, then the shown rule and (as an answer form) the
+    # conflict form.
     form = len(notice) if notice and layout.answer_form == "conflict_form" else 0
     return _Attempt(seated, withheld, handles, conflicts, notice, prepared, user, costed, used,
-                    len(user) - len(frame.question_part) - form)
+                    len(user) - len(frame.question_part) - len(shown) - form)
 
 
 def _defuse_question(frame: Frame, boundary: str, req: Request) -> Frame:

@@ -140,6 +140,10 @@ class Layout:
     rule_first: bool = option(False, "after the question, ask for the current authoritative source's rule, with "
                               "its handle, before any verdict (against the yes-bias of small models on yes/no "
                               "questions)", cli="switch")
+    show_rule: bool = option(False, "after the question, quote the sentence of a conflict group's current "
+                             "authoritative source that shares most words with the question, with its handle (the "
+                             "assembler points at the rule that decides, against the yes-bias of small models)",
+                             cli="switch")
     example: bool = option(False, "add a worked example of a cited, conflict-naming answer to the system prompt",
                            cli="switch")
     system_template: str | None = option(
@@ -181,7 +185,7 @@ class Layout:
         if self.answer_form is not None:
             check_choice("answer_form", self.answer_form, ANSWER_FORMS)
         for name in ("conflict_notice", "reminder", "example", "neutralise_question", "mention_withheld",
-                     "rule_first"):
+                     "rule_first", "show_rule"):
             check_bool(name, getattr(self, name))
         check_number("conflict_embedding_threshold", self.conflict_embedding_threshold, low=-1.0, high=1.0,
                      optional=True)
@@ -288,6 +292,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "mention": {"conflict_policy": "withhold", "mention_withheld": True},  # withhold, saying what was left out
     "rule-first": {"rule_first": True},  # the current source's rule, with its handle, before any verdict
     "rule-form": {"answer_form": "rule_form"},  # the same as an answer form: "Rule: ...", then "Answer: ..."
+    "show-rule": {"show_rule": True},  # the assembler quotes the current source's sentence closest to the question
     "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over

@@ -29,14 +29,18 @@ def render_blocks(handles: Sequence[str], prepared: Sequence[Prepared], boundary
     return [fmt.render(h, p.fields, p.body, boundary) for h, p in zip(handles, prepared)]
 
 
-def user_pieces(pieces: Pieces, notice: str, blocks: list[str], layout: Layout) -> list[str]:
+def user_pieces(pieces: Pieces, notice: str, blocks: list[str], layout: Layout, shown: str = "") -> list[str]:
     """The user message in pieces: the notice above the first block, after the last one (next to the
-    question), or, as an answer form (`conflict_form`), after the question, the last thing the model reads."""
+    question), or, as an answer form (`conflict_form`), after the question, the last thing the model reads;
+    the shown rule (`shown_rule`) right after the question, before any answer form."""
     separator = layout.fmt.separator
-    if not notice:
-        return pieces(blocks, separator)
-    if layout.answer_form == "conflict_form":
-        parts = pieces(blocks, separator)
-        return [*parts[:-1], parts[-1] + notice]
-    placed = [*blocks, notice] if layout.notice_placement == "question" else [notice, *blocks]
-    return pieces(placed, separator)
+    placed = blocks
+    if notice and layout.answer_form != "conflict_form":
+        placed = [*blocks, notice] if layout.notice_placement == "question" else [notice, *blocks]
+    parts = pieces(placed, separator)
+    if shown:
+        cut = len(parts[-1]) - len(layout.after_question())
+        parts[-1] = parts[-1][:cut] + shown + parts[-1][cut:]
+    if notice and layout.answer_form == "conflict_form":
+        parts[-1] += notice
+    return parts
