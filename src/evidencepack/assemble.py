@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import OptionError
 from .options import Options
 from .passes.admit import Admission, admit_stream, cleared
-from .passes.budget import Budget, fill, screen_size
+from .passes.budget import Budget, Withheld, fill, screen_size
+from .passes.conflicts import withhold_weak
 from .passes.dedup import Dedup
 from .passes.dedup import dedup as dedup_pass
 from .passes.fit import Blocks, fit, frame_request
@@ -65,7 +66,7 @@ def assemble(records: Iterable[Record | Mapping[str, Any]], question: str, *, as
     stream = screen_size(screen(stream, threshold=admit.injection_threshold), max_chars=frame.max_chars)
     filled = fill(dedup_pass(stream, threshold=opts.dedup.threshold, embedding_cutoff=opts.dedup.embedding_cutoff),
                   cost=blocks.cost, available=frame.available, max_records=opts.budget.max_records,
-                  fill_gaps=opts.budget.fill_gaps)
+                  fill_gaps=opts.budget.fill_gaps, withheld=_withheld(opts.layout))
     unreached = _not_reached(ranking, filled.stopped_by)
     fitted = fit([c for c, _ in filled.selected], frame, opts, blocks)
     return ledger(opts, opts.settings(), [*ranking.unusable, *filled.dropped, *fitted.late_drops], unreached,
@@ -80,6 +81,15 @@ def _question(question: Any, layout: Layout) -> str:
     if not layout.neutralise_question:
         return replace_surrogates(question)
     return neutralise_question(question, handle_prefix=layout.handle_prefix, frame_labels=layout.frame_labels)
+
+
+def _withheld(layout: Layout) -> Withheld | None:
+    """Under `conflict_policy="withhold"`, what the fit pass will leave out of a selection: the budget pass gives
+    their room to the next ranks instead of leaving it empty."""
+    if layout.conflict_policy != "withhold":
+        return None
+    threshold = layout.conflict_embedding_threshold
+    return lambda selected: {c.rank for c in withhold_weak(selected, embedding_threshold=threshold)[1]}
 
 
 def _validate_all(ranking: Ranking, admit: Admission) -> None:

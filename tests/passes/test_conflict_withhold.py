@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evidencepack import Layout, assemble
+from evidencepack import Budget, Layout, assemble
 from evidencepack.citations import conflict_notes, read_assembly, with_notes
 from evidencepack.errors import AssemblyFormatError, OptionError
 
@@ -125,3 +125,37 @@ def test_budget_recount_never_drops_a_holder_for_a_withheld_record() -> None:
     # The recount loop removes the lowest-ranked *seated* record; withheld ones cost nothing.
     a = _assemble()
     assert all(o.reason != "over_budget" for o in a.report.records)
+
+
+def _tight(records, **layout):
+    """The fixture under a window that fits the frame and only some of the blocks."""
+    return assemble(records, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                    budget=Budget(context_window=layout.pop("window"), output_reserve=0, safety_margin=0),
+                    layout=Layout(conflict_policy="withhold", **layout))
+
+
+def test_the_room_a_withheld_record_leaves_goes_to_the_next_ranks() -> None:
+    """The weak members are selected first (ranks 1-2) and withheld; the budget pass gives their room to the
+    records ranked after the current one, which a fill that counted them would have dropped as over budget."""
+    fillers = [{"id": f"f{i}", "text": f"Filler record {i} says the cafeteria serves soup on day {i}.",
+                "authority": "informal"} for i in range(6)]
+    records = RECORDS[:3] + fillers
+    plain = assemble(records[2:], "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                     budget=Budget(context_window=100_000), layout=Layout(conflict_policy="withhold"))
+    frame = plain.report.budget["prompt_tokens"] - plain.report.budget["used"]
+    per_block = [m.tokens for m in plain.manifest]
+    window = frame + sum(per_block[:5]) + 2  # room for the current record and four fillers, not for the weak two
+    a = _tight(records, window=window)
+    fate = {o.id: o.reason for o in a.report.records}
+    assert fate["slack"] == fate["old"] == "conflict_withheld"
+    assert {m.id for m in a.manifest} == {"new", "f0", "f1", "f2", "f3"}
+    assert fate["f4"] == "over_budget" and a.report.budget["prompt_tokens"] <= window
+
+
+def test_max_records_counts_only_records_that_reach_the_prompt() -> None:
+    records = RECORDS[:3] + [{"id": "f", "text": "Soup on Fridays.", "authority": "informal"}]
+    a = assemble(records, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                 budget=Budget(max_records=2), layout=Layout(conflict_policy="withhold"))
+    assert {m.id for m in a.manifest} == {"new", "f"}
+    assert {o.id: o.reason for o in a.report.records if o.reason} == {"slack": "conflict_withheld",
+                                                                       "old": "conflict_withheld"}

@@ -7,7 +7,7 @@ that does not fit whole does not go in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -102,6 +102,11 @@ class Fill:
     stopped_by: str | None  # "over_budget" | "max_records" | None when every candidate was consumed
 
 
+#: Which of the selected candidates will be left out of the prompt whatever else is selected (their ranks):
+#: `conflict_policy="withhold"` leaves out the weak members of a decided conflict group (`conflicts.withhold_weak`).
+Withheld = Callable[[Sequence[Candidate]], set[int]]
+
+
 def fill(
     stream: Iterable[Candidate | Dropped],
     *,
@@ -109,32 +114,42 @@ def fill(
     available: int,
     max_records: int | None = None,
     fill_gaps: bool = False,
+    withheld: Withheld | None = None,
 ) -> Fill:
     """Consume candidates best-first, pulling no more than needed. Drops from earlier passes found in
-    the stream (duplicates) are passed through, so the caller sees one ordered account."""
+    the stream (duplicates) are passed through, so the caller sees one ordered account. With `withheld`, a
+    candidate that will be withheld costs nothing and counts toward no limit, so the room it would have taken
+    goes to the next ranks (withholding only grows as the selection grows, so what was freed stays free)."""
     selected: list[tuple[Candidate, int]] = []
     dropped: list[Dropped] = []
-    used = 0
+    used = count = 0  # tokens and records that will reach the prompt
     for item in stream:
         if isinstance(item, Dropped):
             dropped.append(item)
             continue
-        if max_records is not None and len(selected) >= max_records:
+        free = False
+        if withheld is not None:  # recount: this candidate may be withheld, or free ones selected before it
+            out = withheld([c for c, _ in selected] + [item])
+            free = item.rank in out
+            kept = [t for c, t in selected if c.rank not in out]
+            used, count = sum(kept), len(kept)
+        if max_records is not None and count >= max_records and not free:
             dropped.append(Dropped.of(item, "max_records"))
             return Fill(tuple(selected), tuple(dropped), used, "max_records")
         tokens = cost(item)
-        if tokens > available:
+        if tokens > available and not free:
             dropped.append(Dropped.of(item, "larger_than_budget", tokens=tokens,
                                    detail=f"{tokens} tokens > retrieval budget {available}"))
             continue
-        if used + tokens > available:
+        if not free and used + tokens > available:
             dropped.append(Dropped.of(item, "over_budget", tokens=tokens,
                                    detail=f"{tokens} tokens, {available - used} left"))
             if not fill_gaps:
                 return Fill(tuple(selected), tuple(dropped), used, "over_budget")
             continue
         selected.append((item, tokens))
-        used += tokens
+        if not free:
+            used, count = used + tokens, count + 1
     return Fill(tuple(selected), tuple(dropped), used, None)
 
 

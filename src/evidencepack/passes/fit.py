@@ -179,6 +179,7 @@ class Fitted:
     late_drops: tuple[Dropped, ...]
     framing: int = 0
     cache_split: int = 0  # `user[:cache_split]` does not depend on the question (a provider may cache it)
+    shown: str = ""  # the shown rule after the question (`Layout.show_rule`), with its leading break
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ class _Attempt:
     costed: list[str]  # each block with its separator, as counted
     used: int
     cache_split: int = 0
+    shown: str = ""
 
 
 @dataclass(frozen=True)
@@ -229,7 +231,7 @@ def fit(selected: list[Candidate], frame: Frame, req: Request, blocks: Blocks) -
                   zip(attempt.handles, attempt.seated, attempt.prepared, attempt.costed))
     return Fitted(seats, attempt.conflicts, attempt.notice, fixed.system, attempt.user, fixed.boundary,
                   fixed.system_tokens, frame.question_tokens, frame.available, attempt.used, tuple(late),
-                  frame.framing, attempt.cache_split)
+                  frame.framing, attempt.cache_split, attempt.shown)
 
 
 def _withheld_drops(attempt: _Attempt) -> list[Dropped]:
@@ -288,7 +290,7 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
     # conflict form.
     form = len(notice) if notice and layout.answer_form == "conflict_form" else 0
     return _Attempt(seated, withheld, handles, conflicts, notice, prepared, user, costed, used,
-                    len(user) - len(frame.question_part) - len(shown) - form)
+                    len(user) - len(frame.question_part) - len(shown) - form, shown)
 
 
 def _defuse_question(frame: Frame, boundary: str, req: Request) -> Frame:

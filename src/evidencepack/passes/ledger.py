@@ -93,7 +93,8 @@ def _manifest_entry(handle: str, position: int, c: Candidate, tokens: int, absor
 
 
 def _token_breakdown(opts: Request, fitted: Fitted) -> dict[str, Any]:
-    """Where the source tokens go: record text, headers (and each field), delimiters, the notice."""
+    """Where the source tokens go: record text, headers (and each field), delimiters, the notice, and the shown
+    rule when the layout asks for one."""
     count = opts.count
     text = sum(count(s.prepared.body) for s in fitted.seats)
     total = sum(s.tokens for s in fitted.seats)
@@ -101,8 +102,11 @@ def _token_breakdown(opts: Request, fitted: Fitted) -> dict[str, Any]:
     for s in fitted.seats:
         for name, value in s.prepared.fields:
             per_field[name] += count(header_segment(opts.layout.format, name, value))
-    return {"blocks": total, "text": text, "headers_and_delimiters": total - text,
-            "fields": dict(per_field), "notice": count(fitted.notice) if fitted.notice else 0}
+    out = {"blocks": total, "text": text, "headers_and_delimiters": total - text,
+           "fields": dict(per_field), "notice": count(fitted.notice) if fitted.notice else 0}
+    if opts.layout.show_rule:  # only then: other layouts' reports keep their bytes
+        out["shown_rule"] = count(fitted.shown) if fitted.shown else 0
+    return out
 
 
 def _cache(opts: Request, fitted: Fitted) -> dict[str, Any]:
