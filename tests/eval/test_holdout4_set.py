@@ -379,6 +379,11 @@ def test_bare_verdicts_on_yes_questions(t: TrapQuestion) -> None:
 # Other shapes a model writes: the stale rule negated or marked as outdated, both rules with nothing saying which
 # holds. (question id, answer, verdict)
 SHAPES = [
+    # negations the judge once missed ("n't" contractions beyond a few, a negated verdict after the claim)
+    ("gift-cash", "No. Declaring it on the Gifts Register doesn't make it OK: cash can't be accepted in any amount "
+     "[S3].", "current"),
+    ("pantry-fridge-log", "Twice daily, and it must read 41°F or below; under 45 is not OK [S3].", "current"),
+    ("dock-door", "No, it wasn't ever fine for up to 10 minutes; the door must never be wedged [S1].", "current"),
     ("leftover-trays", "No, not even if it's still wrapped; unserved patient food is food waste [S3].", "current"),
     ("gift-cash", "No. The 2021 policy allowed gifts up to $75 including cash, but it was superseded: cash can't be "
      "accepted in any amount now [S3].", "surfaced"),
@@ -413,21 +418,6 @@ SHAPES = [
 # Natural current answers the judge misreads today (found while writing the set; the judge is not this file's to
 # change): a negation after the stale match ("X doesn't make it OK", "under 45 is not OK") is not seen, and "wasn't"
 # is not a negator. Strict xfails: when the judge learns them, these fail and move up into SHAPES.
-JUDGE_GAPS = [
-    ("gift-cash", "No. Declaring it on the Gifts Register doesn't make it OK: cash can't be accepted in any amount "
-     "[S3].", "current"),
-    ("pantry-fridge-log", "Twice daily, and it must read 41°F or below; under 45 is not OK [S3].", "current"),
-    ("dock-door", "No, it wasn't ever fine for up to 10 minutes; the door must never be wedged [S1].", "current"),
-]
-
-
-@pytest.mark.xfail(strict=True, reason="the judge misses a negation after the match and the negator 'wasn't'")
-@pytest.mark.parametrize(("qid", "answer", "verdict"), JUDGE_GAPS,
-                         ids=[f"{q}-{n}" for n, (q, _, _) in enumerate(JUDGE_GAPS)])
-def test_judge_gaps(qid: str, answer: str, verdict: str) -> None:
-    assert judge(answer, TRAP_BY_ID[qid]).verdict == verdict
-
-
 @pytest.mark.parametrize(("qid", "answer", "verdict"), SHAPES, ids=[f"{q}-{n}" for n, (q, _, _) in enumerate(SHAPES)])
 def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAP_BY_ID[qid])

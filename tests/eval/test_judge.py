@@ -259,3 +259,19 @@ def test_every_sentence_gets_its_line(text: str) -> None:
     from evidencepack.eval.judge import _conflict_lines
 
     assert len(_conflict_lines(text)) == len(sentences(text))
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    # any "n't" negates a stale claim after it, curly apostrophe too
+    ("No, you shouldn't carry 5 days over; unused PTO is forfeited on December 31 [S5].", "current"),
+    ("No, you mustn\u2019t carry 5 days over: unused PTO is forfeited [S5].", "current"),
+    ("It wasn't ever possible to carry 5 days over for long: PTO is forfeited at year end [S5].", "current"),
+    # a negated verdict right after the stale claim, in its clause, rules it out
+    ("Carrying up to 5 days is not allowed any more: unused PTO is forfeited [S5].", "current"),
+    ("Asking your manager doesn't make it OK: unused PTO is forfeited on December 31 [S5].", "current"),
+    # neighbours: a positive verdict after it, or a negation in the next clause about something else, asserts it
+    ("Carrying up to 5 days is allowed if your manager agrees [S2].", "stale"),
+    ("You can carry up to 5 days, and it doesn't need a form [S2].", "stale"),
+])
+def test_negations_written_as_contractions_or_after_the_claim(answer: str, verdict: str) -> None:
+    assert judge(answer, PTO).verdict == verdict, judge(answer, PTO).to_dict()

@@ -61,8 +61,12 @@ _ATTRIB = re.compile(
     r"wrote|writes|offered|offers|told|per (?:the )?(?:slack|message|thread|post|email))\b|[\"“”]",
     re.IGNORECASE,
 )
-_NEG = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|isn't|aren't|won't|nor|without|neither)\b",
-                  re.IGNORECASE)
+_NEG = re.compile(r"\b(?:not|no|never|cannot|\w+n['’]t|nor|without|neither)\b", re.IGNORECASE)
+# A stale claim ruled out right after it, in its own clause: "<the stale rule> doesn't make it OK", "... is not
+# allowed" (the claim is the subject of a negated verdict).
+_NEG_AFTER = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:(?:is|are|was|were|does|do)\s+not|\w+n['’]t)\s+"
+                        r"(?:\w+\s+){0,2}?(?:ok|okay|allowed|permitted|acceptable|fine|enough|apply|count|matter)\b",
+                        re.IGNORECASE)
 # An answer form's own label ("Conflicts: none", `conflict_form`'s "Conflict on pto-carryover:") is not naming a
 # conflict; what follows it is judged as text.
 _LABEL = re.compile(r"^[\W_]*(?:conflicts?|disagreements?|contradictions?)(?:\s+on\s+[\w.-]+)?[\W_]*:\s*",
@@ -216,7 +220,7 @@ def _misattributed(s: str, m: re.Match[str]) -> bool:
 
 def _stale_status(sents: list[str], i: int, m: re.Match[str], conflict_line: str = "") -> str:
     s = sents[i]
-    if _negated(s, m.start(), NEG_WINDOW):
+    if _negated(s, m.start(), NEG_WINDOW) or _NEG_AFTER.match(_CLAUSE.split(s[m.end():], maxsplit=1)[0]):
         return "negated"
     if _EVEN.search(s[: m.start()]) and (_NEG.search(s[: m.start()] + " " + s[m.end():])
                                          or (i > 0 and _BARE_NO.match(sents[i - 1]))):
