@@ -159,3 +159,24 @@ def test_max_records_counts_only_records_that_reach_the_prompt() -> None:
     assert {m.id for m in a.manifest} == {"new", "f"}
     assert {o.id: o.reason for o in a.report.records if o.reason} == {"slack": "conflict_withheld",
                                                                        "old": "conflict_withheld"}
+
+
+def test_a_current_record_that_does_not_fit_frees_nothing() -> None:
+    """With `fill_gaps`, the current record is too large to fit, so its group is not decided: the informal
+    record stays in and keeps its cost, and the fillers after it get only the room that is really left (no
+    record has to be dropped after rendering)."""
+    fillers = [{"id": f"f{i}", "text": f"Filler record {i} says the cafeteria serves soup on day {i}.",
+                "authority": "informal"} for i in range(6)]
+    huge = {**RECORDS[2], "text": "Unused PTO is forfeited on December 31. " * 40}
+    records = [RECORDS[0], huge, *fillers]
+    probe = assemble([RECORDS[0], *fillers], "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                     budget=Budget(context_window=100_000), layout=Layout(conflict_policy="withhold"))
+    frame = probe.report.budget["prompt_tokens"] - probe.report.budget["used"]
+    window = frame + sum(sorted(m.tokens for m in probe.manifest)[:4]) + 2
+    a = assemble(records, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                 budget=Budget(context_window=window, output_reserve=0, safety_margin=0, fill_gaps=True),
+                 layout=Layout(conflict_policy="withhold"))
+    fate = {o.id: o for o in a.report.records}
+    assert fate["slack"].decision == "included" and fate["new"].reason in ("over_budget", "larger_than_budget")
+    assert not any(o.detail and "after rendering" in o.detail for o in a.report.records)
+    assert a.report.budget["prompt_tokens"] <= window
