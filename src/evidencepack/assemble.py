@@ -8,20 +8,20 @@ many candidates arrived. What the budget pass never reached is still accounted f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import OptionError
 from .options import Options
 from .passes.admit import Admission, admit_stream, cleared
 from .passes.budget import Budget, Withheld, fill, screen_size
-from .passes.conflicts import withhold_weak
+from .passes.conflicts import Withholding
 from .passes.dedup import Dedup
 from .passes.dedup import dedup as dedup_pass
 from .passes.fit import Blocks, fit, frame_request
 from .passes.ledger import ledger
 from .passes.screen import screen
-from .records.candidates import Candidate, Dropped
+from .records.candidates import Dropped
 from .records.ranking import Ranking, parse_pending, rank
 from .records.record import Record
 from .render.layout import Layout
@@ -85,25 +85,10 @@ def _question(question: Any, layout: Layout) -> str:
 
 def _withheld(layout: Layout) -> Withheld | None:
     """Under `conflict_policy="withhold"`, what the fit pass will leave out of a selection: the budget pass gives
-    their room to the next ranks instead of leaving it empty. A record with no topic and no embedding joins no
-    group, so it changes nothing: the answer for the selection before it is reused (the budget pass asks once per
-    candidate, so grouping is not redone for every record of a corpus without conflicts)."""
+    their room to the next ranks instead of leaving it empty."""
     if layout.conflict_policy != "withhold":
         return None
-    threshold = layout.conflict_embedding_threshold
-    memo: dict[tuple[int, ...], set[int]] = {}
-
-    def withheld(selected: Sequence[Candidate]) -> set[int]:
-        newest = selected[-1].record if selected else None
-        if newest is not None and not newest.topic and (newest.embedding is None or threshold is None):
-            selected = selected[:-1]
-        key = tuple(c.rank for c in selected)
-        if key not in memo:
-            memo.clear()  # the selections asked about only grow: the last answer is the one to keep
-            memo[key] = {c.rank for c in withhold_weak(selected, embedding_threshold=threshold)[1]}
-        return memo[key]
-
-    return withheld
+    return Withholding(embedding_threshold=layout.conflict_embedding_threshold)
 
 
 def _validate_all(ranking: Ranking, admit: Admission) -> None:

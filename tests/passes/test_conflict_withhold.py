@@ -134,12 +134,19 @@ def _tight(records, **layout):
                     layout=Layout(conflict_policy="withhold", **layout))
 
 
-def test_the_room_a_withheld_record_leaves_goes_to_the_next_ranks() -> None:
+def _by_embedding(record: dict) -> dict:
+    """The same record grouped by its embedding instead of its topic."""
+    return {**{k: v for k, v in record.items() if k != "topic"}, "embedding": [1.0, 0.0]}
+
+
+@pytest.mark.parametrize("grouped_by", ["topic", "embedding"])
+def test_the_room_a_withheld_record_leaves_goes_to_the_next_ranks(grouped_by: str) -> None:
     """The weak members are selected first (ranks 1-2) and withheld; the budget pass gives their room to the
     records ranked after the current one, which a fill that counted them would have dropped as over budget."""
     fillers = [{"id": f"f{i}", "text": f"Filler record {i} says the cafeteria serves soup on day {i}.",
                 "authority": "informal"} for i in range(6)]
-    records = RECORDS[:3] + fillers
+    group = RECORDS[:3] if grouped_by == "topic" else [_by_embedding(r) for r in RECORDS[:3]]
+    records = group + fillers
     plain = assemble(records[2:], "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
                      budget=Budget(context_window=100_000), layout=Layout(conflict_policy="withhold"))
     frame = plain.report.budget["prompt_tokens"] - plain.report.budget["used"]

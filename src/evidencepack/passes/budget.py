@@ -7,9 +7,9 @@ that does not fit whole does not go in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import BudgetError
 from ..optspec import option
@@ -102,9 +102,12 @@ class Fill:
     stopped_by: str | None  # "over_budget" | "max_records" | None when every candidate was consumed
 
 
-#: Which of the selected candidates will be left out of the prompt whatever else is selected (their ranks):
-#: `conflict_policy="withhold"` leaves out the weak members of a decided conflict group (`conflicts.withhold_weak`).
-Withheld = Callable[[Sequence[Candidate]], set[int]]
+class Withheld(Protocol):
+    """What the fit pass will leave out of the selection whatever else joins it (`conflicts.Withholding`, for
+    `conflict_policy="withhold"`): `propose` names the ranks a candidate would make withheld, itself included."""
+
+    def propose(self, cand: Candidate) -> set[int]: ...
+    def accept(self, cand: Candidate, withheld: set[int]) -> None: ...
 
 
 def fill(
@@ -122,18 +125,16 @@ def fill(
     goes to the next ranks (withholding only grows as the selection grows, so what was freed stays free)."""
     selected: list[tuple[Candidate, int]] = []
     dropped: list[Dropped] = []
+    tokens_of: dict[int, int] = {}
     used = count = 0  # tokens and records that will reach the prompt
     for item in stream:
         if isinstance(item, Dropped):
             dropped.append(item)
             continue
-        free = False
-        if withheld is not None:  # recount: this candidate may be withheld, or free ones selected before it
-            out = withheld([c for c, _ in selected] + [item])
-            free = item.rank in out
-            kept = [t for c, t in selected if c.rank not in out]
-            used, count = sum(kept), len(kept)
-        if max_records is not None and count >= max_records and not free:
+        newly = withheld.propose(item) if withheld is not None else set()
+        free = item.rank in newly
+        freed = [tokens_of[r] for r in newly if r != item.rank]  # selected before, withheld if this one joins
+        if max_records is not None and count - len(freed) >= max_records and not free:
             dropped.append(Dropped.of(item, "max_records"))
             return Fill(tuple(selected), tuple(dropped), used, "max_records")
         tokens = cost(item)
@@ -141,15 +142,18 @@ def fill(
             dropped.append(Dropped.of(item, "larger_than_budget", tokens=tokens,
                                    detail=f"{tokens} tokens > retrieval budget {available}"))
             continue
-        if not free and used + tokens > available:
+        after = used - sum(freed) + (0 if free else tokens)
+        if after > available:
             dropped.append(Dropped.of(item, "over_budget", tokens=tokens,
                                    detail=f"{tokens} tokens, {available - used} left"))
             if not fill_gaps:
                 return Fill(tuple(selected), tuple(dropped), used, "over_budget")
             continue
         selected.append((item, tokens))
-        if not free:
-            used, count = used + tokens, count + 1
+        tokens_of[item.rank] = tokens
+        if withheld is not None:
+            withheld.accept(item, newly)
+        used, count = after, count - len(freed) + (0 if free else 1)
     return Fill(tuple(selected), tuple(dropped), used, None)
 
 

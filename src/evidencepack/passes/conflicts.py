@@ -92,6 +92,40 @@ def withhold_weak(selected: Sequence[Candidate], *, embedding_threshold: float |
     return [c for c in selected if c.rank not in weak], [c for c in selected if c.rank in weak]
 
 
+class Withholding:
+    """What `withhold_weak` will leave out of a selection, followed as the budget pass builds it (one instance per
+    assembly), so the room a withheld record would take goes to the next ranks. `propose(c)` gives the ranks that
+    become withheld if `c` joins the selection (`c`'s own among them when it is weak in a decided group);
+    `accept(c)` adds it. Topic groups are disjoint, so a record with a topic changes only its own group and costs
+    the size of that group; a record with neither topic nor embedding changes nothing; only an embedding-grouped
+    one regroups the whole selection, as `withhold_weak` does."""
+
+    def __init__(self, *, embedding_threshold: float | None = 0.9) -> None:
+        self._threshold = embedding_threshold
+        self._selected: list[Candidate] = []
+        self._topics: dict[str, list[Candidate]] = {}
+        self._out: set[int] = set()
+
+    def propose(self, cand: Candidate) -> set[int]:
+        topic = cand.record.topic
+        if topic:
+            group = [*self._topics.get(topic, ()), cand]
+            if not any(is_current_authoritative(c) for c in group):
+                return set()
+            return {c.rank for c in group if weak_reasons(c)} - self._out
+        if cand.record.embedding is not None and self._threshold is not None:
+            _, weak = withhold_weak([*self._selected, cand], embedding_threshold=self._threshold)
+            return {c.rank for c in weak} - self._out
+        return set()
+
+    def accept(self, cand: Candidate, withheld: set[int]) -> None:
+        """Add `cand`, with what `propose(cand)` returned."""
+        self._selected.append(cand)
+        if cand.record.topic:
+            self._topics.setdefault(cand.record.topic, []).append(cand)
+        self._out |= withheld
+
+
 def _member_groups(members: Sequence[tuple[str | None, Candidate]], embedding_threshold: float | None
                    ) -> list[tuple[str | None, list[tuple[str | None, Candidate]]]]:
     """The groups of records that answer the same question: by `topic`, else (records without one) by
