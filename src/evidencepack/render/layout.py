@@ -22,13 +22,15 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   withholding guard it met all six targets on the 1.5B model.
 - `decide`: the default with `conflict_policy="withhold"`: the assembler leaves out the weak members of every
   conflict group it can decide and tells the reader (docs/evaluation.md, "Decide, then show"). On two sets
-  nobody tuned for it doubled first-answer current-correct on both small models; it is not the default
-  because it cost one refusal on the 1.5B and lost to the flat prompt on the 0.5B on one set.
+  nobody tuned for it doubled first-answer current-correct on both small models, and on a fourth set written
+  before any answer it beat the default on both again (1.5B 15/21 against 10/21, 0.5B 15/21 against 12/21);
+  it is not the default because the 1.5B says "I do not know" with it (4 of 51 questions, 0 under the default).
 - `decide-form`: `decide` with the `rule_form` answer form (`Rule: ...`, then `Answer: ...`): on the 1.5B model
-  the best first answers measured (25 of 30 held-out questions current-correct by hand, none refused); on the
-  0.5B worse than `decide`.
+  the best first answers measured (25 of 30 held-out questions and 19 of 21 on the fourth set current-correct by
+  hand, none refused); on the 0.5B worse than the default (9/21 against 12/21 on the fourth set).
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
-  handles) with the same withholding; on the 0.5B model it matched or beat every structured layout.
+  handles) with the same withholding; on the 0.5B model it matched or beat every structured layout (18/21 on the
+  fourth set, flat 14/21), though in it the 0.5B answers "No" to nearly every yes/no question.
 - `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
   every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
   the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
