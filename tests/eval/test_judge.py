@@ -32,8 +32,9 @@ REMOTE = TRAPS["remote-days"]
     ("PTO no longer carries over: the informal offer of up to a week in Slack [S1] has expired. Unused PTO is "
      "forfeited on Dec 31 [S5].", "surfaced"),
     ("You cannot carry over 5 days anymore; PTO is forfeited.", "current"),
-    # both asserted, nothing says which holds
-    ("Yes, you can carry up to 5 days [S2]. Unused PTO is forfeited on Dec 31 [S5].", "confused"),
+    # both asserted, nothing says which holds; the opening "Yes" is the stale verdict the reader acts on
+    ("Yes, you can carry up to 5 days [S2]. Unused PTO is forfeited on Dec 31 [S5].", "stale"),
+    ("You can carry up to 5 days [S2]. Unused PTO is forfeited on Dec 31 [S5].", "confused"),
     # both, but the conflict is named
     ("The sources conflict: S2 lets you carry up to 5 days, S5 says unused PTO is forfeited.", "surfaced"),
     # neither
@@ -108,9 +109,11 @@ def test_flags_stale_is_counted_apart_from_the_verdict() -> None:
 # Real answers from the audited run (Qwen2.5-Coder 1.5B, docs/evaluation.md) whose first verdicts were wrong.
 AUDITED = [
     ("pto-carryover", "Yes, you can carry your unused PTO over into next year.", "stale"),
+    # the yes-bias shape of issue 24: the opening "Yes" is what the reader acts on, the quote after it does not
+    # undo it (judged confused until the trap was marked yes/no)
     ("pto-carryover", "Yes, you can carry your unused PTO over into next year. According to the Employee Handbook "
      "2025, effective January 1, 2025, unused PTO does not carry over into the next calendar year. Any balance left "
-     "on December 31 is forfeited and is not paid out.", "confused"),
+     "on December 31 is forfeited and is not paid out.", "stale"),
     ("home-office-stipend", "You can get reimbursed for setting up your home office by submitting the receipts in "
      "Concur under the 'Home office' category and your manager will approve them.", "stale"),
     ("overtime-approval", "Yes, you can stay late and work overtime and just get it approved afterwards.", "stale"),
@@ -214,7 +217,8 @@ def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -
     ("shift-swap", "The answer is: No, not without the shift supervisor's approval [S1].", "current"),
     ("shift-swap", "The short answer is yes, you two can trade it.", "stale"),
     ("shift-swap", "Note: the answer is yes, between yourselves.", "stale"),  # the stale phrase, not the lead-in
-    ("shift-swap", "Yes, the answer is in the scheduling app.", "confused"),  # "is" mid-line is no lead-in
+    # "is" mid-line is no lead-in: the verdict is the opening "Yes", the stale one for this yes/no question
+    ("shift-swap", "Yes, the answer is in the scheduling app.", "stale"),
 ])
 def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAPS[qid])
