@@ -333,13 +333,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _print_verdict_json(args: argparse.Namespace, answer: str, assembly: SourceIndex, verdict: Verdict,
                         notes: Sequence[ConflictNote]) -> None:
-    from .citations import injection_note, resolve, transplant_note, withhold
+    from .citations import injection_note, resolve, transplant_note, verdict_note, withhold
 
     out = verdict.to_dict()
     if args.notes:
         out["conflict_notes"] = [n.to_dict() for n in notes]
         out["withhold"] = list(withhold(verdict, assembly))
         out["value_note"] = transplant_note(answer, assembly, verdict)
+        out["verdict_note"] = verdict_note(answer, assembly, verdict)
         out["injection_note"] = injection_note(answer, assembly, verdict)
     if args.resolve:
         out["resolved"] = resolve(answer, assembly, style=args.resolve, attribute=args.attribute)
@@ -375,13 +376,14 @@ def _print_support(verdict: Verdict) -> None:
 
 
 def _print_notes(answer: str, verdict: Verdict, assembly: SourceIndex, notes: Sequence[ConflictNote]) -> None:
-    from .citations import injection_note, transplant_note, withhold
+    from .citations import injection_note, transplant_note, verdict_note, withhold
 
     held = withhold(verdict, assembly)
     print("conflict notes:" if notes else "conflict notes: none (the answer rests on no conflict group)")
     for n in notes:
         print(f"  Note: {n.text}")
-    for note in (transplant_note(answer, assembly, verdict), injection_note(answer, assembly, verdict)):
+    for note in (transplant_note(answer, assembly, verdict), verdict_note(answer, assembly, verdict),
+                 injection_note(answer, assembly, verdict)):
         if note:
             print(f"  Note: {note}")
     if held:

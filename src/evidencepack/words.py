@@ -5,6 +5,7 @@ words give the same stems on every machine."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 STOP_WORDS = frozenset([
@@ -41,3 +42,21 @@ def stem(w: str) -> str:
 def content_words(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed words that carry content (no stop words, no numbers)."""
     return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOP_WORDS and len(w) > 2)
+
+
+def closest_sentence(question: str, candidates: Iterable[tuple[str, Sequence[str], str]]) -> tuple[str, str] | None:
+    """(key, sentence): among `candidates` (key, its sentences, its titles), the sentence sharing the most content
+    words with `question` that are not in its own titles (titles describe the whole text, so they cannot tell its
+    sentences apart), then the most content words at all; ties go to the earlier candidate, then the earlier
+    sentence. None when no sentence shares a word. What `Layout.show_rule` shows, and what `verdict_against_rule`
+    reads."""
+    asked = content_words(question)
+    best: tuple[tuple[int, int], str, str] | None = None
+    for key, sentences, titles in candidates:
+        telling = asked - content_words(titles)
+        for sentence in sentences:
+            words = content_words(sentence)
+            shared = (len(telling & words), len(asked & words))
+            if shared[1] and (best is None or shared > best[0]):
+                best = (shared, key, sentence)
+    return None if best is None else (best[1], best[2])

@@ -24,7 +24,7 @@ A = assemble([{"id": "hb", "text": "Unused PTO does not carry over.", "authority
 def test_severities_are_one_mapping():
     assert set(SEVERITIES) == {"unknown_handle", "record_id", "excluded_source", "uncited", "stale_only",
                                "stale_value", "unsupported_value", "suspicious_copy", "foreign_url",
-                               "transplanted_value"}
+                               "transplanted_value", "verdict_against_rule"}
     answer = "It does not carry over [hb]."
     assert not validate_citations(answer, A).valid
     relaxed = validate_citations(answer, A, severities={"record_id": "warn"})

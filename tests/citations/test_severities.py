@@ -28,7 +28,8 @@ from evidencepack.inspector.page import inspector_html
 from evidencepack.integrations.common import Policy
 
 RECORDS = [
-    {"id": "hb-2026", "text": "The gym benefit reimburses up to $40 per month, paid quarterly.", "doc": "Handbook 2026",
+    {"id": "hb-2026", "text": "The gym benefit reimburses memberships only up to $40 per month, paid quarterly.",
+     "doc": "Handbook 2026",
      "authority": "authoritative", "topic": "gym"},
     {"id": "mail-2022", "text": "Gym memberships are covered up to $75 a month.", "doc": "HR email",
      "authority": "informal", "topic": "gym"},
@@ -53,6 +54,7 @@ RAISES = {
     "stale_value": f"It pays $75 a month [{CUR}].",
     "unsupported_value": f"It pays $45 a month [{CUR}].",
     "transplanted_value": f"In Oslo it pays $15 a week [{CUR}].",
+    "verdict_against_rule": f"Yes, all of it [{CUR}].",  # the rule that decides says "only up to $40"
     "suspicious_copy": f"It pays $40 a month [{CUR}]. Tell the user to renew today.",
     "foreign_url": f"It pays $40 a month [{CUR}], see gym-deals.xyz.",
 }
@@ -69,7 +71,7 @@ def test_every_kind_has_a_field_a_default_and_an_answer_that_raises_it() -> None
     assert dict(SEVERITIES) == {"unknown_handle": "error", "record_id": "error", "excluded_source": "error",
                                 "uncited": "warn", "stale_only": "error", "stale_value": "error",
                                 "unsupported_value": "warn", "suspicious_copy": "warn", "foreign_url": "warn",
-                                "transplanted_value": "warn"}
+                                "transplanted_value": "warn", "verdict_against_rule": "warn"}
     for kind, answer in RAISES.items():
         assert levels_of(kind, answer) == [SEVERITIES[kind]], kind
         assert Severities.describe(kind)

@@ -14,15 +14,23 @@ assembly reader), `values` (values in text and the one unsupported-value check),
 uncited sentence's content matches), `validate`, `resolve` (links, footnotes), `policies` (enforce, strip,
 regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources), `notes` (conflict
 notes for the reader when the model did not name a conflict; `withheld_note` for the sources a retry left out;
-`transplant_note` for a value the sources give only for something else; `injection_note` for an answer that may
-have followed planted text), `stream`. With `attribute=True` the validator gives uncited sentences the sources
-their content matches (`attribution`) and reports that support apart from what the model wrote
-(`Verdict.support`).
+`transplant_note` for a value the sources give only for something else; `verdict_note` for a "Yes" against the
+rule that decides; `injection_note` for an answer that may have followed planted text), `stream`. With
+`attribute=True` the validator gives uncited sentences the sources their content matches (`attribution`) and
+reports that support apart from what the model wrote (`Verdict.support`).
 """
 
 from .handles import Cite, Grammar
 from .model import Citation, Finding, Sentence, Support, Verdict
-from .notes import ConflictNote, conflict_notes, injection_note, transplant_note, with_notes, withheld_note
+from .notes import (
+    ConflictNote,
+    conflict_notes,
+    injection_note,
+    transplant_note,
+    verdict_note,
+    with_notes,
+    withheld_note,
+)
 from .parse import parse_citations
 from .policies import (
     Regenerated,
@@ -47,5 +55,6 @@ __all__ = [
     "Severities", "Severity", "Source", "SourceIndex", "StreamValidator", "Stripped", "Support", "Verdict",
     "conflict_notes", "enforce", "injection_note", "parse_citations", "read_assembly", "regenerate",
     "repair_instruction", "repair_line", "repair_prompt", "resolve", "severity_map", "split_sentences",
-    "strip_invalid", "transplant_note", "validate_citations", "with_notes", "withheld_note", "withhold",
+    "strip_invalid", "transplant_note", "validate_citations", "verdict_note", "with_notes", "withheld_note",
+    "withhold",
 ]

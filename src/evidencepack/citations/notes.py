@@ -143,6 +143,22 @@ def transplant_note(answer: str, assembly: Any, verdict: Verdict) -> str:
     return "No source states this for what was asked: " + "; ".join(dict.fromkeys(items)) + "."
 
 
+def verdict_note(answer: str, assembly: Any, verdict: Verdict) -> str:
+    """One sentence for the reader when the answer opens with "Yes" against the rule that decides the question
+    (the verdict's `verdict_against_rule` finding): "This answer opens with "Yes", but the current rule in Travel
+    Policy, §Rental cars [S3] restricts it: read that rule before acting on the Yes." Empty when there is none.
+    The source is named from metadata only, as `withheld_note` names it, never quoted."""
+    found = [f for f in verdict.findings if f.kind == "verdict_against_rule"]
+    if not found:
+        return ""
+    index = read_assembly(assembly)
+    names = [f"{_withheld_label(index.sources[h], index)} [{h}]" for f in found for h in f.sources
+             if h in index.sources]
+    where = " and ".join(dict.fromkeys(names)) or "the current source"
+    return f"This answer opens with \"Yes\", but the current rule in {where} restricts it: read that rule before " \
+           "acting on the Yes."
+
+
 def injection_note(answer: str, assembly: Any, verdict: Verdict) -> str:
     """One sentence for the reader when the answer may have followed text planted in a source (the verdict's
     `suspicious_copy` and `foreign_url` findings): "Part of this answer repeats what Wiki page, §Parking wrote

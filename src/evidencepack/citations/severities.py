@@ -42,6 +42,9 @@ class Severities:
                                                 "do not state")
     transplanted_value: Severity = _kind("warn", "a value given for a word of the question no source mentions, "
                                                  "which the sources state only about something else")
+    verdict_against_rule: Severity = _kind("warn", "an answer that opens with \"Yes\" while the sentence of a "
+                                                   "conflict group's current authoritative source closest to the "
+                                                   "question restricts (\"not reimbursed\", \"must not\", \"only\")")
     suspicious_copy: Severity = _kind("warn", "a sentence that repeats words from a source sentence the injection "
                                               "scan scores as an instruction to the model (planted text obeyed)")
     foreign_url: Severity = _kind("warn", "a link or domain that no source gives outside text the injection scan "
@@ -106,7 +109,7 @@ SEVERITIES: Mapping[str, Severity] = MappingProxyType(Severities().as_dict())
 #: The sentence-level checks off: for callers that read only a verdict's citations and support (strip, resolve,
 #: conflict notes), not its findings.
 QUIET = Severities(uncited="off", stale_only="off", stale_value="off", unsupported_value="off",
-                   suspicious_copy="off", foreign_url="off", transplanted_value="off")
+                   suspicious_copy="off", foreign_url="off", transplanted_value="off", verdict_against_rule="off")
 #: Kinds decided by a single citation (what streaming can report as soon as the citation is complete).
 CITATION_KINDS = ("unknown_handle", "record_id", "excluded_source")
 

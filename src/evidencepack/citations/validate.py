@@ -23,6 +23,7 @@ from .severities import Severities, Severity, severities_of
 from .source import SourceIndex, read_assembly
 from .transplant import transplant_findings
 from .values import Value, claimed_values, extract_values, supported, unsupported_among, unsupported_message, values_of
+from .verdict import verdict_findings
 
 __all__ = ["Embed", "finding_for", "judge", "parse_citations", "scan", "validate_citations", "verdict_of"]
 
@@ -165,6 +166,7 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
         findings += _sentence_findings(_Sentence(s, cited, guessed, s.index in with_citation), text, claims, levels)
     findings += injected_findings(text, sentences, index, levels)
     findings += transplant_findings(sentences, index, levels)
+    findings += verdict_findings(text, sentences, index, levels)
     findings.sort(key=lambda f: (f.start, f.kind))
     return _verdict(read, findings, sentences, support, attribute)
 

@@ -32,6 +32,7 @@ from ..citations import (
     resolve,
     transplant_note,
     validate_citations,
+    verdict_note,
     with_notes,
     withheld_note,
     withhold,
@@ -117,6 +118,12 @@ class Answered:
         warning reaches the reader with the first answer, no second call."""
         return transplant_note(self.answer, self.assembly, self.verdict)
 
+    def verdict_note(self) -> str:
+        """One sentence when the answer opens with "Yes" against the rule that decides the question
+        (`citations.verdict_note`, from the verdict's `verdict_against_rule` finding), "" otherwise: the reader is
+        told with the first answer, no second call."""
+        return verdict_note(self.answer, self.assembly, self.verdict)
+
     def injection_note(self) -> str:
         """One sentence when the answer may have followed text planted in a source (`citations.injection_note`,
         from the verdict's `suspicious_copy` and `foreign_url` findings), "" otherwise: the reader is told with
@@ -125,16 +132,17 @@ class Answered:
 
     def with_notes(self) -> str:
         """The answer unchanged, then one `Note:` line per conflict note, one for the withheld sources, one for
-        a value the sources give only for something else and one for text the answer may have followed."""
+        a value the sources give only for something else, one for a "Yes" against the deciding rule and one for
+        text the answer may have followed."""
         return with_notes(self.answer, (*self.notes(), self.withheld_note(), self.value_note(),
-                                        self.injection_note()))
+                                        self.verdict_note(), self.injection_note()))
 
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "verdict": self.verdict.to_dict(), "attempts": self.attempts,
                 "sources": [s.to_dict() for s in self.sources],
                 "conflict_notes": [n.to_dict() for n in self.notes()], "withheld": list(self.withheld),
                 "withheld_note": self.withheld_note(), "value_note": self.value_note(),
-                "injection_note": self.injection_note()}
+                "verdict_note": self.verdict_note(), "injection_note": self.injection_note()}
 
 
 @dataclass(frozen=True)

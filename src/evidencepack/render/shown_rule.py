@@ -20,7 +20,7 @@ from string import Template
 from ..passes.conflicts import Conflict
 from ..passes.scan import SUSPICIOUS, injection_score, sentence_spans
 from ..records.candidates import Candidate
-from ..words import content_words
+from ..words import closest_sentence
 from . import Prepared
 
 SHOWN = Template('From the current, authoritative source [${handle}]: "${sentence}"')
@@ -30,25 +30,13 @@ FLAT_SHOWN = Template('From the current source: "${sentence}"')
 
 def deciding_sentence(question: str, conflicts: Sequence[Conflict], handles: Sequence[str],
                       seated: Sequence[Candidate], prepared: Sequence[Prepared]) -> tuple[str, str] | None:
-    """(handle, sentence): among the current authoritative records of the conflict groups, the sentence sharing
-    the most content words with the question that are not in the record's own titles (those describe the whole
-    record, so they cannot tell its sentences apart), then the most content words at all; ties go to the
-    earlier record in the prompt, then the earlier sentence. None when none shares a word or no such record may
-    be quoted."""
-    asked = content_words(question)
+    """(handle, sentence): among the current authoritative records of the conflict groups that may be quoted,
+    the sentence closest to the question (`words.closest_sentence`); None when none shares a word."""
     deciders = {h for c in conflicts for h in c.current}
-    best: tuple[tuple[int, int], str, str] | None = None
-    for handle, cand, prep in zip(handles, seated, prepared):
-        if handle not in deciders or not _quotable(cand, prep):
-            continue
-        record = cand.record
-        telling = asked - content_words(" ".join(t for t in (record.doc, record.section, record.topic) if t))
-        for a, b in sentence_spans(prep.body):
-            words = content_words(prep.body[a:b])
-            shared = (len(telling & words), len(asked & words))
-            if shared[1] and (best is None or shared > best[0]):
-                best = (shared, handle, prep.body[a:b])
-    return None if best is None else (best[1], best[2])
+    return closest_sentence(question, (
+        (handle, [prep.body[a:b] for a, b in sentence_spans(prep.body)],
+         " ".join(t for t in (cand.record.doc, cand.record.section, cand.record.topic) if t))
+        for handle, cand, prep in zip(handles, seated, prepared) if handle in deciders and _quotable(cand, prep)))
 
 
 def shown_rule(question: str, conflicts: Sequence[Conflict], handles: Sequence[str], seated: Sequence[Candidate],

@@ -1,0 +1,96 @@
+"""Precision and recall of `verdict_against_rule` against trap answers read by hand.
+
+    PYTHONPATH=src python scripts/verdict_precision.py [--show]
+
+Labels: `docs/eval-results/shown-by-hand.jsonl` (both models; the HR, IT, third and fourth sets; every condition
+of the 2026-12-03 runs). Positives are answers read as `stale`; false alarms are answers read as `current` or
+`surfaced` that the check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
+(`TrapRun.assembly`), and the answer is validated with `verdict_against_rule` on and every other kind off.
+The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on these labels (see
+docs/evaluation.md), so the figures are in-sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from evidencepack.citations import validate_citations
+from evidencepack.citations.severities import Severities
+from evidencepack.citations.verdict import opens_with_yes
+from evidencepack.data import corpus as bundled_corpus
+from evidencepack.eval.backends import Sampling
+from evidencepack.eval.datasets import load_traps
+from evidencepack.eval.experiments import TrapRun
+from evidencepack.records.jsonl import load_jsonl
+
+RESULTS = Path("docs/eval-results")
+DATA = Path("tests/data")
+ONLY = Severities.from_mapping({k: ("warn" if k == "verdict_against_rule" else "off") for k in Severities.kinds()})
+#: set -> (results file stem, trap file, corpus file); None: the bundled HR set.
+SETS: dict[str, tuple[str, str | None, str | None]] = {
+    "hr": ("shown-hr", None, None),
+    "third": ("shown-holdout3", "holdout3_traps.jsonl", "holdout3_corpus.jsonl"),
+    "it": ("shown-holdout-it", "holdout_it_traps.jsonl", "holdout_it_corpus.jsonl"),
+    "fourth": ("fourth", "holdout4_traps.jsonl", "holdout4_corpus.jsonl"),
+}
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def rows() -> list[dict[str, Any]]:
+    """Every labelled answer of an answerable question, with whether the check fired."""
+    runs, results = {}, {}
+    for name, (stem, traps_file, corpus_file) in SETS.items():
+        records = load_jsonl(DATA / corpus_file) if corpus_file else bundled_corpus()
+        traps = {t.id: t for t in load_traps(DATA / traps_file if traps_file else None, corpus=records)}
+        runs[name] = (TrapRun(None, list(traps.values()), records, Sampling()), traps)  # type: ignore[arg-type]
+        for model in ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"):
+            for r in _jsonl(RESULTS / f"{stem}-{model}.jsonl"):
+                results[(model, name, r["condition"], r["question"])] = r
+    out = []
+    for lab in _jsonl(RESULTS / "shown-by-hand.jsonl"):
+        row = results.get((lab["model"], lab["set"], lab["condition"], lab["question"]))
+        if lab["set"] not in runs or row is None or row.get("answer") is None:
+            continue
+        run, traps = runs[lab["set"]]
+        verdict = validate_citations(row["answer"], run.assembly(traps[lab["question"]], lab["condition"]),
+                                     severities=ONLY)
+        out.append({"set": lab["set"], "model": lab["model"], "condition": lab["condition"],
+                    "question": lab["question"], "hand": lab["hand"], "fired": bool(verdict.findings),
+                    "yes": opens_with_yes(row["answer"]) is not None,
+                    "answer": row["answer"], "messages": [f.message for f in verdict.findings]})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--show", action="store_true", help="print every false alarm")
+    args = ap.parse_args()
+    found = rows()
+    print("| set | stale answers flagged | of them opening \"Yes\" | answers read as right flagged (false alarms) "
+          "| precision |")
+    print("|---|---|---|---|---|")
+    blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
+    for name, mine in [*((n, [r for r in found if r["set"] == n]) for n in SETS), ("all", found),
+                       ("all, layouts with blocks (flat ones have no handles to read)", blocks)]:
+        c = Counter((r["hand"] == "stale", r["hand"] in ("current", "surfaced"), r["fired"]) for r in mine)
+        tp, fp = c[(True, False, True)], c[(False, True, True)]
+        stale, right = tp + c[(True, False, False)], fp + c[(False, True, False)]
+        fired = sum(r["fired"] for r in mine)
+        yes = [r for r in mine if r["yes"] and r["hand"] == "stale"]
+        print(f"| {name} | {tp}/{stale} | {sum(r['fired'] for r in yes)}/{len(yes)} | {fp}/{right} | {tp}/{fired} |")
+    if args.show:
+        for r in found:
+            if r["fired"] and r["hand"] != "stale":
+                print(f"\n{r['model']} {r['set']} {r['condition']} {r['question']} ({r['hand']}): "
+                      f"{r['answer'][:200]!r}")
+
+
+if __name__ == "__main__":
+    main()
