@@ -36,3 +36,24 @@ def check_judge_reads_records(t: TrapQuestion, gold: Record, stale: Sequence[Rec
     assert judge(gold.text, t).verdict == "current"
     for r in stale:
         assert judge(r.text, t).verdict == "stale", r.id
+
+
+def check_assembler_sees_gold_current(t: TrapQuestion, records: Sequence[Record], gold: Record,
+                                      stale: Sequence[Record]) -> None:
+    """Through the real assembler's manifest at `as_of`: every record is admitted, the gold one authoritative and
+    current, every stale one expired or not authoritative (the trap informal or superseded), and exactly one
+    conflict group holds the gold record and names the stale ones."""
+    from evidencepack import assemble
+
+    a = assemble(list(records), t.question, as_of=t.as_of)
+    entries = {m.id: m for m in a.manifest}
+    assert set(entries) == set(t.records), "every record is admitted"
+    g = entries[gold.id]
+    assert (g.status, g.authority) == ("current", "authoritative")
+    for r in stale:
+        m = entries[r.id]
+        assert m.status == "expired" or m.authority in ("informal", "superseded"), r.id
+    assert entries[t.trap or ""].authority in ("informal", "superseded")
+    groups = [c for c in a.report.conflicts if g.handle in c.current]
+    assert len(groups) == 1, f"{t.id}: the gold record is not in exactly one conflict group"
+    assert {h for h, _ in groups[0].others} == {entries[r.id].handle for r in stale}

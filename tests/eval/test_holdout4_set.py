@@ -40,7 +40,7 @@ from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
 from evidencepack.records.jsonl import load_jsonl
 from evidencepack.records.record import Record
-from trap_set_checks import check_judge_reads_records, check_patterns_separate
+from trap_set_checks import check_assembler_sees_gold_current, check_judge_reads_records, check_patterns_separate
 from trap_set_checks import day as _day
 
 DATA = Path(__file__).parents[1] / "data"
@@ -157,18 +157,7 @@ def test_the_assembler_sees_gold_current_and_trap_stale(t: TrapQuestion) -> None
     """Through the real assembler's manifest at `as_of`: the gold record is admitted, authoritative and current;
     every other record of its group is expired or not authoritative; the conflict group names them."""
     gold, stale, _ = _roles(t)
-    a = assemble([BY_ID[i] for i in t.records], t.question, as_of=t.as_of)
-    entries = {m.id: m for m in a.manifest}
-    assert set(entries) == set(t.records), "every record is admitted"
-    g = entries[gold.id]
-    assert (g.status, g.authority) == ("current", "authoritative")
-    for r in stale:
-        m = entries[r.id]
-        assert not (m.status == "current" and m.authority == "authoritative"), r.id
-    assert entries[t.trap or ""].authority in ("informal", "superseded")
-    groups = [c for c in a.report.conflicts if g.handle in c.current]
-    assert len(groups) == 1, f"{t.id}: the gold record is not in exactly one conflict group"
-    assert {h for h, _ in groups[0].others} == {entries[r.id].handle for r in stale}
+    check_assembler_sees_gold_current(t, [BY_ID[i] for i in t.records], gold, stale)
 
 
 # ---------------------------------------------------------------- patterns
