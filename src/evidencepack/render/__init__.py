@@ -78,7 +78,7 @@ def _acted_on(cand: Candidate, on_flagged: str, counts: Counter[str]) -> tuple[s
     """The record's text after `on_flagged`, and whether to datamark it. A flagged record loses its flagged
     sentences (`redact`, counted) or is datamarked; one flagged by no sentence of its text (by its metadata, say)
     is datamarked either way."""
-    if on_flagged == "keep" or not _flagged(cand):
+    if on_flagged == "keep" or not is_flagged(cand):
         return cand.record.text, False
     if on_flagged == "redact":
         titles = " ".join(v for v in (cand.record.doc, cand.record.section, cand.record.topic) if v)
@@ -89,7 +89,7 @@ def _acted_on(cand: Candidate, on_flagged: str, counts: Counter[str]) -> tuple[s
     return cand.record.text, True
 
 
-def _flagged(cand: Candidate) -> bool:
+def is_flagged(cand: Candidate) -> bool:
     """Does the scan read the record as an instruction to the model (the screen's score when it ran)?"""
     score = cand.injection_score if cand.injection_score is not None else injection_score(cand.record)
     return score >= SUSPICIOUS

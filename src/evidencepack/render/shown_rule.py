@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from string import Template
 
 from ..passes.conflicts import Conflict
-from ..passes.scan import SUSPICIOUS, injection_score, sentence_spans
+from ..passes.scan import sentence_spans
 from ..records.candidates import Candidate
 from ..words import closest_sentence
-from . import Prepared
+from . import Prepared, is_flagged
 
 SHOWN = Template('From the current, authoritative source [${handle}]: "${sentence}"')
 #: The flat layout has no handles and no metadata; the withholding behind it is what decided.
@@ -53,5 +53,4 @@ def shown_rule(question: str, conflicts: Sequence[Conflict], handles: Sequence[s
 def _quotable(cand: Candidate, prep: Prepared) -> bool:
     """May text of this record stand outside its block? Only if the scan reads no instruction in it and
     neutralising had nothing to change."""
-    score = cand.injection_score if cand.injection_score is not None else injection_score(cand.record)
-    return score < SUSPICIOUS and not any(prep.neutralised.values())
+    return not is_flagged(cand) and not any(prep.neutralised.values())
