@@ -1,5 +1,5 @@
 """Content words: a stop-word list and a light stem, shared by the passes that compare a question or an answer
-with record text (the shown rule, attribution, the transplant check). No dictionary, no model: the same
+with record text (the shown rule, attribution, the transplant and verdict checks). No dictionary, no model: the same
 words give the same stems on every machine."""
 
 from __future__ import annotations
