@@ -11,6 +11,10 @@ from evidencepack.eval.datasets import TrapQuestion
 from evidencepack.eval.judge import judge
 from evidencepack.records.record import Record
 
+# The opening-verdict patterns every set writes ("No, …", "No. …", "No you can't"; not "No one …" / "No need …").
+NO = r"^\W*no(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
+YES = r"^\W*yes(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
+
 
 def matches(patterns: tuple[str, ...], text: str) -> list[str]:
     """The patterns that hit `text`, with the judge's semantics (re.search, case-insensitive)."""
@@ -57,3 +61,26 @@ def check_assembler_sees_gold_current(t: TrapQuestion, records: Sequence[Record]
     groups = [c for c in a.report.conflicts if g.handle in c.current]
     assert len(groups) == 1, f"{t.id}: the gold record is not in exactly one conflict group"
     assert {h for h, _ in groups[0].others} == {entries[r.id].handle for r in stale}
+
+
+def check_sample_answers(t: TrapQuestion, current: str, stale: str) -> None:
+    """A hand-written current answer is judged current, a stale one stale."""
+    assert judge(current, t).verdict == "current", judge(current, t).to_dict()
+    assert judge(stale, t).verdict == "stale", judge(stale, t).to_dict()
+
+
+def check_yes_bias(t: TrapQuestion, answer: str) -> None:
+    """"Yes, you can …" and then the current rule that says the opposite: the reader acts on the "Yes" (issue 24)."""
+    j = judge(answer, t)
+    assert (j.verdict, j.reason) == ("stale", "opens with the stale yes/no"), j.to_dict()
+
+
+def check_bare_verdicts(t: TrapQuestion, kind: str) -> None:
+    """A bare verdict with no rule at all: the current one is current, the other stale, comma or not."""
+    if kind == "no":
+        assert judge("Yes, you can.", t).verdict == "stale"
+        assert judge("Yes you can.", t).verdict == "stale"
+        assert judge("No.", t).verdict == "current"
+    else:
+        assert judge("Yes.", t).verdict == "current"
+        assert judge("No, you don't.", t).verdict == "stale"

@@ -42,7 +42,16 @@ from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
 from evidencepack.records.jsonl import load_jsonl
 from evidencepack.records.record import Record
-from trap_set_checks import check_assembler_sees_gold_current, check_judge_reads_records, check_patterns_separate
+from trap_set_checks import (
+    NO,
+    YES,
+    check_assembler_sees_gold_current,
+    check_bare_verdicts,
+    check_judge_reads_records,
+    check_patterns_separate,
+    check_sample_answers,
+    check_yes_bias,
+)
 from trap_set_checks import day as _day
 
 DATA = Path(__file__).parents[1] / "data"
@@ -50,9 +59,6 @@ CORPUS = load_jsonl(DATA / "holdout3_corpus.jsonl")
 BY_ID = {r.id: r for r in CORPUS}
 TRAPS = load_traps(DATA / "holdout3_traps.jsonl", corpus=CORPUS)
 IDS = [t.id for t in TRAPS]
-# The opening-verdict patterns of the set ("No, …", "No. …", "No you can't"; not "No one …" / "No need …").
-NO = r"^\W*no(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
-YES = r"^\W*yes(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
 COSINE_GROUP = 0.9  # the assembler groups topic-less records at this cosine (README, "Conflict notices")
 COSINE_DEDUP = 0.95  # and merges near-duplicates at this one: a conflict group must stay below it
 
@@ -332,15 +338,8 @@ def test_every_question_has_samples() -> None:
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_the_current_answer(t: TrapQuestion) -> None:
-    j = judge(SAMPLES[t.id].current, t)
-    assert j.verdict == "current", j.to_dict()
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_the_stale_answer(t: TrapQuestion) -> None:
-    j = judge(SAMPLES[t.id].stale, t)
-    assert j.verdict == "stale", j.to_dict()
+def test_judge_reads_the_current_and_the_stale_answer(t: TrapQuestion) -> None:
+    check_sample_answers(t, SAMPLES[t.id].current, SAMPLES[t.id].stale)
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
@@ -349,26 +348,18 @@ def test_judge_reads_the_refusal(t: TrapQuestion) -> None:
     assert (j.verdict, j.refused) == ("none", True), j.to_dict()
 
 
+YES_NO = [t for t in TRAPS if _kind(t) != "open"]
+
+
 @pytest.mark.parametrize("t", [t for t in TRAPS if _kind(t) == "no"], ids=[t.id for t in TRAPS if _kind(t) == "no"])
 def test_yes_bias_is_never_current(t: TrapQuestion) -> None:
-    """The assembler's known weakness: "Yes, you can …" and then the current rule that says the opposite. The
-    reader acts on the opening "Yes": the judge scores it stale (issue 24), never current-correct."""
-    j = judge(SAMPLES[t.id].yes_bias, t)
-    assert (j.verdict, j.reason) == ("stale", "opens with the stale yes/no"), j.to_dict()
+    """The assembler's known weakness: the reader acts on the opening "Yes", so it is never current-correct."""
+    check_yes_bias(t, SAMPLES[t.id].yes_bias)
 
 
-@pytest.mark.parametrize("t", [t for t in TRAPS if _kind(t) == "no"], ids=[t.id for t in TRAPS if _kind(t) == "no"])
-def test_bare_yes_is_stale(t: TrapQuestion) -> None:
-    """A bare "Yes, you can." with no rule at all is the stale verdict, comma or not; a bare "No." is current."""
-    assert judge("Yes, you can.", t).verdict == "stale"
-    assert judge("Yes you can.", t).verdict == "stale"
-    assert judge("No.", t).verdict == "current"
-
-
-@pytest.mark.parametrize("t", [t for t in TRAPS if _kind(t) == "yes"], ids=[t.id for t in TRAPS if _kind(t) == "yes"])
-def test_bare_verdicts_on_yes_questions(t: TrapQuestion) -> None:
-    assert judge("Yes.", t).verdict == "current"
-    assert judge("No, you don't.", t).verdict == "stale"
+@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
+def test_bare_verdicts(t: TrapQuestion) -> None:
+    check_bare_verdicts(t, _kind(t))
 
 
 # More answer shapes a model writes: other openings, a stale rule negated or marked as outdated, both rules with

@@ -40,7 +40,16 @@ from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
 from evidencepack.records.jsonl import load_jsonl
 from evidencepack.records.record import Record
-from trap_set_checks import check_assembler_sees_gold_current, check_judge_reads_records, check_patterns_separate
+from trap_set_checks import (
+    NO,
+    YES,
+    check_assembler_sees_gold_current,
+    check_bare_verdicts,
+    check_judge_reads_records,
+    check_patterns_separate,
+    check_sample_answers,
+    check_yes_bias,
+)
 from trap_set_checks import day as _day
 
 DATA = Path(__file__).parents[1] / "data"
@@ -51,9 +60,6 @@ IDS = [t.id for t in TRAPS]
 TRAP_BY_ID = {t.id: t for t in TRAPS}
 UNANSWERABLE = load_traps(DATA / "unanswerable_holdout4_traps.jsonl", corpus=CORPUS)
 U_IDS = [t.id for t in UNANSWERABLE]
-# The opening-verdict patterns ("No, …", "No. …", "No you can't"; not "No one …" / "No need …").
-NO = r"^\W*no(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
-YES = r"^\W*yes(?:\s*[,.!;:\u2014-]|\s+(?:you|he|she|it|that|they|this)\b)"
 
 
 def _as_of(t: TrapQuestion) -> date:
@@ -325,15 +331,8 @@ def test_every_question_has_samples() -> None:
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_the_current_answer(t: TrapQuestion) -> None:
-    j = judge(SAMPLES[t.id].current, t)
-    assert j.verdict == "current", j.to_dict()
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_the_stale_answer(t: TrapQuestion) -> None:
-    j = judge(SAMPLES[t.id].stale, t)
-    assert j.verdict == "stale", j.to_dict()
+def test_judge_reads_the_current_and_the_stale_answer(t: TrapQuestion) -> None:
+    check_sample_answers(t, SAMPLES[t.id].current, SAMPLES[t.id].stale)
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
@@ -348,21 +347,12 @@ YES_QUESTIONS = [t for t in TRAPS if t.yes_no == "yes"]
 
 @pytest.mark.parametrize("t", NO_QUESTIONS, ids=[t.id for t in NO_QUESTIONS])
 def test_yes_bias_is_stale(t: TrapQuestion) -> None:
-    """"Yes, you can …" and then the current rule that says the opposite: the reader acts on the "Yes"."""
-    j = judge(SAMPLES[t.id].yes_bias, t)
-    assert (j.verdict, j.reason) == ("stale", "opens with the stale yes/no"), j.to_dict()
+    check_yes_bias(t, SAMPLES[t.id].yes_bias)
 
 
-@pytest.mark.parametrize("t", NO_QUESTIONS, ids=[t.id for t in NO_QUESTIONS])
-def test_bare_verdicts_on_no_questions(t: TrapQuestion) -> None:
-    assert judge("Yes, you can.", t).verdict == "stale"
-    assert judge("No.", t).verdict == "current"
-
-
-@pytest.mark.parametrize("t", YES_QUESTIONS, ids=[t.id for t in YES_QUESTIONS])
-def test_bare_verdicts_on_yes_questions(t: TrapQuestion) -> None:
-    assert judge("Yes.", t).verdict == "current"
-    assert judge("No, you don't.", t).verdict == "stale"
+@pytest.mark.parametrize("t", NO_QUESTIONS + YES_QUESTIONS, ids=[t.id for t in NO_QUESTIONS + YES_QUESTIONS])
+def test_bare_verdicts(t: TrapQuestion) -> None:
+    check_bare_verdicts(t, t.yes_no or "")
 
 
 # Other shapes a model writes: the stale rule negated or marked as outdated, both rules with nothing saying which
