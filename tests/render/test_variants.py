@@ -334,3 +334,21 @@ def test_every_answer_form_with_a_text_comes_last_reruns_and_has_its_flag(form: 
     path.write_text(capsys.readouterr().out)
     assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", ANSWER_FORMS[form].flag]) == 0
     assert json.loads(capsys.readouterr().out)["report"]["settings"][form] is True
+
+
+@pytest.mark.parametrize("form", [f for f, spec in ANSWER_FORMS.items() if spec.template is not None])
+def test_an_answer_forms_lead_line_is_what_the_judge_and_verdict_check_read_past(form: str) -> None:
+    """A form that asks for a line before the verdict names its label (`AnswerForm.lead`), and `LEAD_LINE`, which
+    the judge and `verdict_against_rule` read the verdict after, is built from those labels: a new form with a
+    lead line is read past without touching either."""
+    from evidencepack.render.guidance import LEAD_LINE
+
+    spec = ANSWER_FORMS[form]
+    assert spec.template is not None
+    first = spec.template.substitute(prefix="S").split("\n")[1]  # the line after "Reply in this form:"
+    label = first.split(":", 1)[0]
+    assert (spec.lead == label) == (label not in ("Answer",))
+    filled = f"{label}: [S1] says the rule.\nAnswer: No."
+    assert bool(LEAD_LINE.match(filled)) == (spec.lead is not None)
+    assert LEAD_LINE.match(f"**{label}**: x\nYes.") or spec.lead is None
+    assert not LEAD_LINE.match("Answer: Yes. Rule: x")

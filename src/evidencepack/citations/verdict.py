@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 
 from ..passes.scan import sentence_spans
+from ..render.guidance import LEAD_LINE
 from ..words import closest_sentence
 from .model import Finding, Sentence, shorten
 from .severities import Severities
@@ -28,8 +29,8 @@ from .source import SourceIndex
 #: What a sentence restricts with (see the module docstring).
 RESTRICTS = re.compile(r"\b(?:must not|may not|must never|never|not (?:be )?[a-z]+(?:ed|en)|prohibited|forbidden|"
                        r"banned|no longer|only)\b", re.IGNORECASE)
-# An answer form's "Rule: ..." or "Quote: ..." line comes before the verdict; an "Answer:" label is read past.
-_FORM_LINE = re.compile(r"\A\s*[*_#]*(?:rule|quote)[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
+# An answer form's "Rule: ..." or "Quote: ..." line (`LEAD_LINE`) comes before the verdict; an "Answer:" label is
+# read past.
 _YES = re.compile(r"[\s*_#>\"']*(?:answer[ \t*_]*:[\s*_]*)?(yes)\b", re.IGNORECASE)
 
 
@@ -52,7 +53,7 @@ def deciding_rule(index: SourceIndex) -> tuple[str, str] | None:
 
 def opens_with_yes(text: str) -> re.Match[str] | None:
     """The opening "Yes" of an answer (after an answer form's rule line and an "Answer:" label), else None."""
-    form = _FORM_LINE.match(text)
+    form = LEAD_LINE.match(text)
     return _YES.match(text, form.end() if form else 0)
 
 

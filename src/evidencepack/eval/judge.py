@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..render.guidance import LEAD_LINE
 from .backends import Backend, Sampling
 from .cache import AnswerCache, cached_complete
 from .datasets import TrapQuestion
@@ -302,7 +303,7 @@ def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
     do not say"). A refusal that goes on to give a neighbouring fact the records do state is still `abstained`; the
     `neighbour` hits say whether a nearby value appears at all, and with `invented` that value was transplanted."""
     sents = sentences(answer)
-    first = next(iter(sentences(_RULE_LINE.sub("", answer, count=1))), "")  # `rule_form`'s "Rule:" line aside
+    first = next(iter(sentences(LEAD_LINE.sub("", answer, count=1))), "")  # `rule_form`'s "Rule:" line aside
     near = tuple(Hit(p, m.group(0), i, "negated" if _negated(sents[i], m.start(), NEG_WINDOW) else "stated")
                  for p, i, m in _find(trap.neighbour, sents))
     refused = is_refusal(answer)
@@ -324,16 +325,13 @@ _YES_NO = re.compile(r"^\W*(yes|no)\b(?!\s+(?:one|longer|more|matter|need|other|
                      re.IGNORECASE)
 
 
-_RULE_LINE = re.compile(r"\A\s*[*_#]*(?:rule|quote)[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
-
-
 def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
     """"yes" or "no" when a yes/no question's answer opens with it (echoed questions aside): the verdict the
     reader acts on. "No one may ..." and "No longer ..." open with a word, not a verdict."""
     if trap.verdict_word is None:
         return None
     # an answer form's "Rule: ..." (`rule_form`) or "Quote: ..." (`quote_form`) line comes before the verdict
-    answer = _RULE_LINE.sub("", answer, count=1)
+    answer = LEAD_LINE.sub("", answer, count=1)
     first = next(iter(sentences(answer)), "")
     m = _YES_NO.match(first)
     return m.group(1).lower() if m else None

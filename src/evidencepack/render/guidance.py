@@ -23,6 +23,7 @@ with the question (reminder, scaffold) or the system prompt (example).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from string import Template
 
@@ -54,12 +55,14 @@ QUOTE_FORM = Template(
 
 @dataclass(frozen=True)
 class AnswerForm:
-    """One answer form: its command-line flag and help, and its text after the question (None: rendered
-    elsewhere, as `conflict_form` is, from the conflict groups)."""
+    """One answer form: its command-line flag and help, its text after the question (None: rendered
+    elsewhere, as `conflict_form` is, from the conflict groups), and the label of the line it asks for before the
+    verdict ("Rule" for "Rule: ...", None when the answer comes first)."""
 
     flag: str
     help: str
     template: Template | None
+    lead: str | None = None
 
 
 #: Every answer form (`Layout.answer_form`), in the order the settings list them. A new form is one entry here
@@ -70,11 +73,16 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
     "conflict_form": AnswerForm("--conflict-form", "put the conflict groups in an answer form after the question "
                                 "(instead of the notice above the sources)", None),
     "rule_form": AnswerForm("--rule-form", "ask for an answer form: the current authoritative source's rule with "
-                            "its handle, then the answer as that rule decides it", RULE_FORM),
+                            "its handle, then the answer as that rule decides it", RULE_FORM, lead="Rule"),
     "quote_form": AnswerForm("--quote-form", "ask for an answer form: the current authoritative source's deciding "
                              "sentence copied word for word with its handle, then the answer as it decides it",
-                             QUOTE_FORM),
+                             QUOTE_FORM, lead="Quote"),
 }
+
+#: An answer's opening line that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in
+#: markdown or not): the judge and the `verdict_against_rule` check read the verdict after it.
+_LEADS = "|".join(sorted(f.lead for f in ANSWER_FORMS.values() if f.lead))
+LEAD_LINE = re.compile(rf"\A\s*[*_#]*(?:{_LEADS})[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
 
 EXAMPLE = Template(
     "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
