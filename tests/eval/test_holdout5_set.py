@@ -35,9 +35,10 @@ comma-less openings are tried here (`test_bare_verdicts_both_ways`). The judge's
 read "No need …" as a verdict (rightly: "No need to wait for the head guard, clear it" answers "yes"), so the one
 "yes" question where it means "no" ("Do I still have to …?") carries an opening "No need" in its stale patterns;
 every "yes" question's stale patterns carry an opening "Nope" / "Not allowed", which the reader does not see either.
-The judge's concessive "even …" clears a stale claim only in a sentence that negates: a "yes" answer's concession
+The judge's concessive "even …" cleared a stale claim only in a sentence that negates: a "yes" answer's concession
 ("Yes. Even though X, you still …") has no negator, so the "yes" questions' stale patterns leave out what the
-questions state, and one concession the judge still misreads is held as a strict xfail.
+questions state; the judge has since learnt that a main clause holding regardless ("still") rules the concession
+out as well.
 
 Written before any model answered them, without reading the prompt wording (render/, passes/, citations/) or any
 model answer (docs/eval-results/). Run them with
@@ -495,20 +496,15 @@ def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) ->
     assert j.verdict == verdict, j.to_dict()
 
 
-# A natural current answer the judge misreads today (found while writing the set; the judge is not this file's to
-# change). Its concessive "even ..." rule rules out a stale claim only in a sentence that negates, or after a bare
-# "No": it is built for "no" answers ("No, even with the letter you can't ..."). A "yes" answer concedes without a
-# negator ("Yes. Even though X, you still ..."), so a stale claim it concedes is read as asserted: "confused". The
-# set's stale patterns leave out what the questions themselves say (the controller's logging, the rain, the missed
-# schedule), which keeps the plain concessions above current; one that restates the informal post's own words is
-# held here. Strict xfail: when the judge learns it, this fails and moves up into SHAPES.
+# A "yes" answer concedes without a negator ("Yes. Even though X, you still ..."): the judge reads the concession
+# as ruled out when the main clause holds regardless ("still"), as it does a negated one ("No, even with the letter
+# you can't ..."). Found while writing this set, when the judge still read it as asserted ("confused").
 CONCESSIONS = [
     ("hand-test-controller", "Yes. Even though the controller logs everything in between, you still hand-test every "
      "2 hours [S3].", "current"),
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the judge's concessive 'even' needs a negator: a 'yes' answer has none")
 @pytest.mark.parametrize(("qid", "answer", "verdict"), CONCESSIONS, ids=[q for q, _, _ in CONCESSIONS])
 def test_judge_reads_a_concession_in_a_yes_answer(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAP_BY_ID[qid])

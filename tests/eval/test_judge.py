@@ -32,6 +32,11 @@ REMOTE = TRAPS["remote-days"]
     ("PTO no longer carries over: the informal offer of up to a week in Slack [S1] has expired. Unused PTO is "
      "forfeited on Dec 31 [S5].", "surfaced"),
     ("You cannot carry over 5 days anymore; PTO is forfeited.", "current"),
+    # a concession whose main clause holds regardless ("even though ..., still ...") rules the stale claim out;
+    # "still" before the stale claim asserts it
+    ("Even though the Slack message says you can carry up to 5 days, unused PTO is still forfeited on Dec 31 "
+     "[S5].", "current"),
+    ("Even though it is a new year, you can still carry up to 5 days [S2].", "stale"),
     # both asserted, nothing says which holds; the opening "Yes" is the stale verdict the reader acts on
     ("Yes, you can carry up to 5 days [S2]. Unused PTO is forfeited on Dec 31 [S5].", "stale"),
     ("You can carry up to 5 days [S2]. Unused PTO is forfeited on Dec 31 [S5].", "confused"),

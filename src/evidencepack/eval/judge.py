@@ -206,10 +206,12 @@ def _points_back_and_marks(nxt: str) -> bool:
 _CURRENT_SOURCE = re.compile(r"(?<!not )\b(?:current(?:ly)? (?:and )?authoritative|authoritative|current (?:policy|"
                              r"rule|source|handbook|guidance|version|standard))\b", re.IGNORECASE)
 _SIDE = re.compile(r";|\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b|\bunlike\b", re.IGNORECASE)
-# A concessive "even ..." just before a stale condition, in a sentence that negates: the condition is ruled out.
+# A concessive "even ..." just before a stale condition, in a sentence that negates ("not even with a tag") or whose
+# main clause holds regardless ("even though the controller logs it, you still test"): the condition decides nothing.
 _EVEN = re.compile(r"\beven\s+(?:(?:if|when|though|in|on|at|for|below|above|under|over|with|during|after|before|"
                    r"without)\b[^,.;:!?]{0,60})?$", re.IGNORECASE)
 _BARE_NO = re.compile(r"^\W*no\W*$", re.IGNORECASE)
+_STILL = re.compile(r"\b(?:still|anyway|regardless)\b", re.IGNORECASE)
 
 
 def _misattributed(s: str, m: re.Match[str]) -> bool:
@@ -224,6 +226,7 @@ def _stale_status(sents: list[str], i: int, m: re.Match[str], conflict_line: str
     if _negated(s, m.start(), NEG_WINDOW) or _NEG_AFTER.match(_CLAUSE.split(s[m.end():], maxsplit=1)[0]):
         return "negated"
     if _EVEN.search(s[: m.start()]) and (_NEG.search(s[: m.start()] + " " + s[m.end():])
+                                         or _STILL.search(s[m.end():])
                                          or (i > 0 and _BARE_NO.match(sents[i - 1]))):
         return "negated"
     if _misattributed(s, m):
