@@ -3,11 +3,12 @@
     PYTHONPATH=src python scripts/verdict_precision.py [--show]
 
 Labels: `docs/eval-results/shown-by-hand.jsonl` (both models; the HR, IT, third and fourth sets; every condition
-of the 2026-12-03 runs). Positives are answers read as `stale`; false alarms are answers read as `current` or
+of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth set, read after the marker list was
+frozen: the out-of-sample rows). Positives are answers read as `stale`; false alarms are answers read as `current` or
 `surfaced` that the check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
 (`TrapRun.assembly`), and the answer is validated with `verdict_against_rule` on and every other kind off.
-The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on these labels (see
-docs/evaluation.md), so the figures are in-sample.
+The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on the first file's labels (see
+docs/evaluation.md), so its figures are in-sample; the fifth set's are not.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ SETS: dict[str, tuple[str, str | None, str | None]] = {
     "third": ("shown-holdout3", "holdout3_traps.jsonl", "holdout3_corpus.jsonl"),
     "it": ("shown-holdout-it", "holdout_it_traps.jsonl", "holdout_it_corpus.jsonl"),
     "fourth": ("fourth", "holdout4_traps.jsonl", "holdout4_corpus.jsonl"),
+    "fifth": ("fifth", "holdout5_traps.jsonl", "holdout5_corpus.jsonl"),
 }
+LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -54,7 +57,7 @@ def rows() -> list[dict[str, Any]]:
             for r in _jsonl(RESULTS / f"{stem}-{model}.jsonl"):
                 results[(model, name, r["condition"], r["question"])] = r
     out = []
-    for lab in _jsonl(RESULTS / "shown-by-hand.jsonl"):
+    for lab in (lab for name in LABELS for lab in _jsonl(RESULTS / name)):
         row = results.get((lab["model"], lab["set"], lab["condition"], lab["question"]))
         if lab["set"] not in runs or row is None or row.get("answer") is None:
             continue
@@ -76,9 +79,12 @@ def main() -> None:
     print("| set | stale answers flagged | of them opening \"Yes\" | answers read as right flagged (false alarms) "
           "| precision |")
     print("|---|---|---|---|---|")
-    blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
-    for name, mine in [*((n, [r for r in found if r["set"] == n]) for n in SETS), ("all", found),
-                       ("all, layouts with blocks (flat ones have no handles to read)", blocks)]:
+    seen = [r for r in found if r["set"] != "fifth"]
+    blocks = [r for r in seen if not r["condition"].startswith(("flat", "small"))]
+    unseen = [r for r in found if r["set"] == "fifth" and not r["condition"].startswith(("flat", "small"))]
+    for name, mine in [*((n, [r for r in found if r["set"] == n]) for n in SETS), ("all in-sample", seen),
+                       ("all in-sample, layouts with blocks (flat ones have no handles to read)", blocks),
+                       ("fifth (out of sample), layouts with blocks", unseen)]:
         c = Counter((r["hand"] == "stale", r["hand"] in ("current", "surfaced"), r["fired"]) for r in mine)
         tp, fp = c[(True, False, True)], c[(False, True, True)]
         stale, right = tp + c[(True, False, False)], fp + c[(False, True, False)]

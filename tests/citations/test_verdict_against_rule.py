@@ -85,3 +85,47 @@ def test_validate_notes_json_carries_the_note(tmp_path, capsys) -> None:
     assert main(["validate", str(tmp_path / "a.json"), str(tmp_path / "answer.txt"), "--notes", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verdict_note"].startswith('This answer opens with "Yes"')
+
+
+PAY = [
+    {"id": "chat", "text": "Nobody gets paid for the Sunday in-service unless they were already on the rota.",
+     "authority": "informal", "topic": "in-service", "doc": "Team chat"},
+    {"id": "sop", "text": "Monthly in-service training is mandatory and is paid at the regular hourly rate, also "
+     "outside scheduled shifts. Clock in when you arrive.", "authority": "authoritative", "topic": "in-service",
+     "doc": "Aquatics SOP", "section": "Training"},
+]
+PAY_QUESTION = "I'm not on the schedule on Sunday. Do I get paid for going to the in-service?"
+
+
+@pytest.mark.parametrize("answer", [
+    "No, you do not get paid for going.",
+    "The answer is no, you don't get paid for it.",  # a lead-in the judge reads past, read past here too
+    "Rule: [S1] says training is paid. Answer: No, you are not paid for it.",  # the form's answer on the rule's line
+])
+def test_a_no_that_denies_what_the_rule_states_is_flagged_and_the_reader_told(answer: str) -> None:
+    a = build(PAY_QUESTION, records=PAY)
+    verdict = validate_citations(answer, a)
+    (finding,) = [f for f in verdict.findings if f.kind == "verdict_against_rule"]
+    assert answer[finding.start:finding.end].lower() == "no" and "denies" in finding.message
+    note = verdict_note(answer, a, verdict)
+    assert note.startswith('This answer opens with "No", but the current rule in Aquatics SOP') and \
+        note.endswith("acting on the No.") and "hourly" not in note
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    (PAY_QUESTION, "Yes, it is paid at your regular rate."),  # the verdict the rule gives
+    (PAY_QUESTION, "No, you do not need a badge for it: it is paid."),  # denies a word the rule does not state
+    (PAY_QUESTION, "No. You are paid at the regular rate."),  # nothing denied after the opening No
+    (QUESTION, "No, you cannot get it reimbursed."),  # the rule restricts: a No agrees with it
+])
+def test_a_no_is_flagged_only_when_it_denies_a_word_the_rule_states_unrestricted(question: str, answer: str) -> None:
+    records = PAY if question == PAY_QUESTION else RECORDS
+    assert kinds(answer, build(question, records=records)) == []
+
+
+def test_the_rules_own_negations_are_not_what_it_states() -> None:
+    from evidencepack.citations.verdict import polarity
+
+    denied, stated = polarity("You do not get paid; you are not allowed to clear it. Training is mandatory.")
+    assert denied == {"paid", "clear"}
+    assert "train" in stated and "paid" not in stated and "clear" not in stated

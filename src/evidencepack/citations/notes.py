@@ -144,10 +144,11 @@ def transplant_note(answer: str, assembly: Any, verdict: Verdict) -> str:
 
 
 def verdict_note(answer: str, assembly: Any, verdict: Verdict) -> str:
-    """One sentence for the reader when the answer opens with "Yes" against the rule that decides the question
+    """One sentence for the reader when the answer opens with a verdict against the rule that decides the question
     (the verdict's `verdict_against_rule` finding): "This answer opens with "Yes", but the current rule in Travel
-    Policy, §Rental cars [S3] restricts it: read that rule before acting on the Yes." Empty when there is none.
-    The source is named from metadata only, as `withheld_note` names it, never quoted."""
+    Policy, §Rental cars [S3] restricts it: read that rule before acting on the Yes." (for a "No": "... states what
+    the answer denies: ..."). Empty when there is none. The source is named from metadata only, as `withheld_note`
+    names it, never quoted."""
     found = [f for f in verdict.findings if f.kind == "verdict_against_rule"]
     if not found:
         return ""
@@ -155,8 +156,10 @@ def verdict_note(answer: str, assembly: Any, verdict: Verdict) -> str:
     names = [f"{_withheld_label(index.sources[h], index)} [{h}]" for f in found for h in f.sources
              if h in index.sources]
     where = " and ".join(dict.fromkeys(names)) or "the current source"
-    return f"This answer opens with \"Yes\", but the current rule in {where} restricts it: read that rule before " \
-           "acting on the Yes."
+    word = answer[found[0].start:found[0].end].capitalize()
+    against = "restricts it" if word == "Yes" else "states what the answer denies"
+    return f"This answer opens with \"{word}\", but the current rule in {where} {against}: read that rule before " \
+           f"acting on the {word}."
 
 
 def injection_note(answer: str, assembly: Any, verdict: Verdict) -> str:

@@ -1,17 +1,22 @@
-"""`verdict_against_rule`: an answer that opens "Yes" while the rule that decides the question restricts it.
+"""`verdict_against_rule`: an answer whose opening verdict goes against the rule that decides the question.
 
 Small models answer a yes/no question with the question's own "Yes" and then quote the current rule that says
-no ("Yes, you can rent an SUV. [S3] states that upgrades to SUVs are not reimbursed"); most of those answers
-carry no stale value and cite the current source, so no other check sees them. The assembler knows which record
-decides: the current authoritative member of each conflict group it reported. This check reads, among those
-records, the sentence closest to the question (`words.closest_sentence`, the sentence `Layout.show_rule` would
-show) and flags an answer whose opening verdict is "Yes" when that sentence restricts: "must not", "may not",
-"never", "not" before a participle ("not reimbursed", "not permitted"), "prohibited", "forbidden", "banned",
-"no longer", "only". A warning by default: the first answer reaches the reader with a note, no second call.
+no ("Yes, you can rent an SUV. [S3] states that upgrades to SUVs are not reimbursed"), or, led by the question's
+premise, deny what the rule grants ("No, you do not get paid" beside "training is paid at the regular rate"). Most of
+those answers carry no stale value and cite the current source, so no other check sees them. The assembler knows
+which record decides: the current authoritative member of each conflict group it reported. This check reads, among
+those records, the sentence closest to the question (`words.closest_sentence`, the sentence `Layout.show_rule`
+would show), and flags:
 
-Measured against answers read by hand (docs/evaluation.md, "After the answer: a Yes against the rule"): it
-flags about half of the "Yes" answers read as stale and almost none read as right; an answer that opens "No"
-against a permissive rule is not checked.
+- an opening "Yes" when that sentence restricts: "must not", "may not", "never", "not" before a participle ("not
+  reimbursed"), "prohibited", "forbidden", "banned", "no longer", "only";
+- an opening "No" whose sentence denies a word ("you do not get *paid*": the first content word after a negator,
+  past "allowed" and its kin) that the rule's sentence states with no negation and no restricting word ("is *paid*
+  at the regular rate").
+
+The verdict is read after an answer form's lead line and an answer label (`guidance.verdict_start`), as the judge
+reads it. A warning by default: the first answer reaches the reader with a note, no second call. Measured against
+answers read by hand in docs/evaluation.md ("After the answer: a verdict against the rule").
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ import re
 from collections.abc import Sequence
 
 from ..passes.scan import sentence_spans
-from ..render.guidance import LEAD_LINE
-from ..words import closest_sentence
+from ..render.guidance import OPENING_VERDICT, verdict_start
+from ..words import STOP_WORDS, WORD, closest_sentence, stem
 from .model import Finding, Sentence, shorten
 from .severities import Severities
 from .source import SourceIndex
@@ -29,9 +34,15 @@ from .source import SourceIndex
 #: What a sentence restricts with (see the module docstring).
 RESTRICTS = re.compile(r"\b(?:must not|may not|must never|never|not (?:be )?[a-z]+(?:ed|en)|prohibited|forbidden|"
                        r"banned|no longer|only)\b", re.IGNORECASE)
-# An answer form's "Rule: ..." or "Quote: ..." line (`LEAD_LINE`) comes before the verdict; an "Answer:" label is
-# read past.
-_YES = re.compile(r"[\s*_#>\"']*(?:answer[ \t*_]*:[\s*_]*)?(yes)\b", re.IGNORECASE)
+#: A word that negates the words after it, and how many words after it it reaches.
+NEGATOR = re.compile(r"^(?:not|never|no|cannot|\w+n't)$", re.IGNORECASE)
+NEGATION_REACH = 4
+# Words of permission or need between a negator and what it denies ("not allowed to clear", "don't need to report").
+_PERMISSION = frozenset(["allowed", "permitted", "able", "supposed", "required", "needed", "okay", "entitled"])
+_AGAINST_YES = ("opens with \"Yes\", but the sentence of [{h}] (current, authoritative) closest to the question "
+                "restricts")
+_AGAINST_NO = ("opens with \"No\" and denies what the sentence of [{h}] (current, authoritative) closest to the "
+               "question states")
 
 
 def deciding_rule(index: SourceIndex) -> tuple[str, str] | None:
@@ -51,10 +62,36 @@ def deciding_rule(index: SourceIndex) -> tuple[str, str] | None:
     return closest_sentence(question, (candidate(h) for h in deciders))
 
 
+def opening_verdict(text: str) -> re.Match[str] | None:
+    """The opening "yes" or "no" of an answer (group 1), after an answer form's lead line and an answer label."""
+    return OPENING_VERDICT.match(text, verdict_start(text))
+
+
 def opens_with_yes(text: str) -> re.Match[str] | None:
-    """The opening "Yes" of an answer (after an answer form's rule line and an "Answer:" label), else None."""
-    form = LEAD_LINE.match(text)
-    return _YES.match(text, form.end() if form else 0)
+    """The opening "Yes" of an answer, else None."""
+    found = opening_verdict(text)
+    return found if found is not None and found.group(1).lower() == "yes" else None
+
+
+def polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(denied, stated): the stem of the first content word after each negator that is not a word of permission
+    ("not allowed to *clear*", "do not get *paid*"), and the stems of the content words no negator reaches (within
+    `NEGATION_REACH` words)."""
+    denied: set[str] = set()
+    stated: set[str] = set()
+    reach, head = 0, False
+    for word in (w.strip("'-") for w in re.findall(r"[a-z][a-z'-]*", text.lower())):
+        if NEGATOR.match(word):
+            reach, head = NEGATION_REACH, True
+            continue
+        if WORD.fullmatch(word) and word not in STOP_WORDS and len(word) > 2:
+            if not reach:
+                stated.add(stem(word))
+            elif head and word not in _PERMISSION:
+                denied.add(stem(word))
+                head = False
+        reach = max(0, reach - 1)
+    return frozenset(denied), frozenset(stated)
 
 
 def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceIndex, levels: Severities
@@ -63,15 +100,25 @@ def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceInde
     level = levels.verdict_against_rule
     if level == "off":
         return ()
-    yes = opens_with_yes(text)
-    if yes is None:
+    opening = opening_verdict(text)
+    if opening is None:
         return ()
     found = deciding_rule(index)
-    if found is None or not RESTRICTS.search(found[1]):
+    if found is None:
         return ()
     handle, rule = found
-    at = next((s.index for s in sentences if s.start <= yes.start(1) < s.end), 0)
+    at = next((s for s in sentences if s.start <= opening.start(1) < s.end), None)
+    restricts = RESTRICTS.search(rule) is not None
+    if opening.group(1).lower() == "yes":
+        if not restricts:
+            return ()
+        why = _AGAINST_YES
+    else:
+        denied = polarity(text[opening.end(1):at.end if at else len(text)])[0]
+        if restricts or not denied & polarity(rule)[1]:
+            return ()
+        why = _AGAINST_NO
+    index_of = at.index if at else 0
     return (Finding("verdict_against_rule", level,
-                    f"sentence {at + 1} opens with \"Yes\", but the sentence of [{handle}] (current, authoritative) "
-                    f"closest to the question restricts: \"{shorten(' '.join(rule.split()), 100)}\"",
-                    at, yes.start(1), yes.end(1), sources=(handle,)),)
+                    f"sentence {index_of + 1} {why.format(h=handle)}: \"{shorten(' '.join(rule.split()), 100)}\"",
+                    index_of, opening.start(1), opening.end(1), sources=(handle,)),)

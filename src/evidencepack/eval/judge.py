@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.guidance import LEAD_LINE
+from ..render.guidance import ANSWER_LABEL, OPENING_VERDICT, verdict_start
 from .backends import Backend, Sampling
 from .cache import AnswerCache, cached_complete
 from .datasets import TrapQuestion
@@ -270,8 +270,7 @@ def _find(patterns: Sequence[str], sents: list[str]) -> list[tuple[str, int, re.
 
 # An answer form's "Answer:" label is not part of the answer: "Answer: No, …" opens with "No". Nor is a line's
 # lead-in "The answer is: Yes, …" / "The short answer is no, …" (seen on the held-out set).
-_ANSWER_LABEL = re.compile(r"^[ \t*_#]*(?:answer[ \t*_]*:|(?:the|my) (?:(?:short|simple|correct|final) )?answer "
-                           r"is\b[ \t*_]*:?)[ \t*_]*", re.IGNORECASE | re.MULTILINE)
+_ANSWER_LABEL = re.compile(f"^(?:{ANSWER_LABEL.pattern})", re.IGNORECASE | re.MULTILINE)
 
 
 def judge(answer: str, trap: TrapQuestion) -> Judgement:
@@ -306,11 +305,11 @@ def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
     do not say"). A refusal that goes on to give a neighbouring fact the records do state is still `abstained`; the
     `neighbour` hits say whether a nearby value appears at all, and with `invented` that value was transplanted."""
     sents = sentences(answer)
-    first = next(iter(sentences(LEAD_LINE.sub("", answer, count=1))), "")  # `rule_form`'s "Rule:" line aside
+    first = next(iter(sentences(answer[verdict_start(answer):])), "")  # `rule_form`'s "Rule:" line aside
     near = tuple(Hit(p, m.group(0), i, "negated" if _negated(sents[i], m.start(), NEG_WINDOW) else "stated")
                  for p, i, m in _find(trap.neighbour, sents))
     refused = is_refusal(answer)
-    opening = _YES_NO.match(first)
+    opening = OPENING_VERDICT.match(first)
     # "No, the sources do not say" (or "No source says") declines in the clause the word opens; "Yes, it applies;
     # the sources do not say otherwise" answers there.
     if opening and not is_refusal(re.split(r"[;:.!?]|\b(?:but|however|although)\b", first, maxsplit=1)[0]):
@@ -324,8 +323,6 @@ def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
 
 
 _NEGATOR = re.compile(r"(?:not|never|\w+n't)", re.IGNORECASE)
-_YES_NO = re.compile(r"^\W*(yes|no)\b(?!\s+(?:one|longer|more|matter|need|other|such|later|less|sooner)\b)",
-                     re.IGNORECASE)
 
 
 def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
@@ -334,9 +331,8 @@ def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
     if trap.verdict_word is None:
         return None
     # an answer form's "Rule: ..." (`rule_form`) or "Quote: ..." (`quote_form`) line comes before the verdict
-    answer = LEAD_LINE.sub("", answer, count=1)
-    first = next(iter(sentences(answer)), "")
-    m = _YES_NO.match(first)
+    first = next(iter(sentences(answer[verdict_start(answer):])), "")
+    m = OPENING_VERDICT.match(first)
     return m.group(1).lower() if m else None
 
 

@@ -80,9 +80,25 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
 }
 
 #: An answer's opening line that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in
-#: markdown or not): the judge and the `verdict_against_rule` check read the verdict after it.
+#: markdown or not), up to the end of the line or an "Answer:" label on it: the judge and the `verdict_against_rule`
+#: check read the verdict after it.
 _LEADS = "|".join(sorted(f.lead for f in ANSWER_FORMS.values() if f.lead))
-LEAD_LINE = re.compile(rf"\A\s*[*_#]*(?:{_LEADS})[ \t*_]*:[^\n]*\n?", re.IGNORECASE)
+LEAD_LINE = re.compile(rf"\A\s*[*_#]*(?:{_LEADS})[ \t*_]*:(?:(?![ \t*_]*answer[ \t*_]*:)[^\n])*\n?", re.IGNORECASE)
+#: The label of a form's answer line, and the lead-ins models write in its place ("The short answer is no, ...").
+ANSWER_LABEL = re.compile(r"[ \t*_#]*(?:answer[ \t*_]*:|(?:the|my) (?:(?:short|simple|correct|final) )?answer "
+                          r"is\b[ \t*_]*:?)[ \t*_]*", re.IGNORECASE)
+#: An opening "yes" or "no" (group 1); "No one may ...", "No longer ..." open with a word, not a verdict.
+OPENING_VERDICT = re.compile(r"\W*(yes|no)\b(?!\s+(?:one|longer|more|matter|need|other|such|later|less|sooner)\b)",
+                             re.IGNORECASE)
+
+
+def verdict_start(answer: str) -> int:
+    """Where an answer's verdict starts: after an answer form's lead line and an answer label."""
+    lead = LEAD_LINE.match(answer)
+    at = lead.end() if lead else 0
+    label = ANSWER_LABEL.match(answer, at)
+    return label.end() if label else at
+
 
 EXAMPLE = Template(
     "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
