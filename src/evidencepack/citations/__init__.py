@@ -14,8 +14,8 @@ assembly reader), `values` (values in text and the one unsupported-value check),
 uncited sentence's content matches), `validate`, `resolve` (links, footnotes), `policies` (enforce, strip,
 regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources), `notes` (conflict
 notes for the reader when the model did not name a conflict; `withheld_note` for the sources a retry left out;
-`transplant_note` for a value the sources give only for something else; `verdict_note` for a "Yes" against the
-rule that decides; `injection_note` for an answer that may have followed planted text), `stream`. With
+`transplant_note` for a value the sources give only for something else; `verdict_note` for a "Yes" or a "No" against
+the rule that decides; `injection_note` for an answer that may have followed planted text), `stream`. With
 `attribute=True` the validator gives uncited sentences the sources their content matches (`attribution`) and
 reports that support apart from what the model wrote (`Verdict.support`).
 """

@@ -44,7 +44,8 @@ class Severities:
                                                  "which the sources state only about something else")
     verdict_against_rule: Severity = _kind("warn", "an answer that opens with \"Yes\" while the sentence of a "
                                                    "conflict group's current authoritative source closest to the "
-                                                   "question restricts (\"not reimbursed\", \"must not\", \"only\")")
+                                                   "question restricts (\"not reimbursed\", \"must not\", \"only\"), "
+                                                   "or with \"No\" denying what that sentence states")
     suspicious_copy: Severity = _kind("warn", "a sentence that repeats words from a source sentence the injection "
                                               "scan scores as an instruction to the model (planted text obeyed)")
     foreign_url: Severity = _kind("warn", "a link or domain that no source gives outside text the injection scan "

@@ -119,7 +119,7 @@ class Answered:
         return transplant_note(self.answer, self.assembly, self.verdict)
 
     def verdict_note(self) -> str:
-        """One sentence when the answer opens with "Yes" against the rule that decides the question
+        """One sentence when the answer opens with "Yes" or "No" against the rule that decides the question
         (`citations.verdict_note`, from the verdict's `verdict_against_rule` finding), "" otherwise: the reader is
         told with the first answer, no second call."""
         return verdict_note(self.answer, self.assembly, self.verdict)
