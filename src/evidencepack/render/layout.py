@@ -24,13 +24,16 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   conflict group it can decide and tells the reader (docs/evaluation.md, "Decide, then show"). On two sets
   nobody tuned for it doubled first-answer current-correct on both small models, and on a fourth set written
   before any answer it beat the default on both again (1.5B 15/21 against 10/21, 0.5B 15/21 against 12/21);
-  it is not the default because the 1.5B says "I do not know" with it (4 of 51 questions, 0 under the default).
+  on a fifth, balanced between "yes" and "no", it lost on the 0.5B (9/24 against 12/24). It is not the default
+  because the 1.5B says "I do not know" with it (5 of 75 questions, 0 under the default) and for that loss.
 - `decide-form`: `decide` with the `rule_form` answer form (`Rule: ...`, then `Answer: ...`): on the 1.5B model
-  the best first answers measured (25 of 30 held-out questions and 19 of 21 on the fourth set current-correct by
-  hand, none refused); on the 0.5B worse than the default (9/21 against 12/21 on the fourth set).
+  the best first answers measured (25 of 30 held-out questions, 19 of 21 on the fourth set and 21 of 24 on the
+  fifth current-correct by hand, none refused); on the 0.5B worse than the default (9/21 against 12/21 on the
+  fourth set, 10/24 against 12/24 on the fifth).
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
-  handles) with the same withholding; on the 0.5B model it matched or beat every structured layout (18/21 on the
-  fourth set, flat 14/21), though in it the 0.5B answers "No" to nearly every yes/no question.
+  handles) with the same withholding; on the 0.5B model it beat flat on both sets written blind (29/45 against
+  22/45), but mostly by answering "No": on the fifth set, balanced between "yes" and "no", it got 11/24 (the
+  default 12/24) and answered 8 of the 9 "yes" questions "No".
 - `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
   every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
   the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
