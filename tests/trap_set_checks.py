@@ -1,14 +1,20 @@
 """Checks every held-out trap set shares: its patterns tell the current rule from the stale ones, and the judge
-reads each record, quoted alone, as its own rule. The set's test file decides which records play which role."""
+reads each record, quoted alone, as its own rule. The set's test file decides which records play which role; a set
+grouped by topics (the fourth, the fifth) loads through `TopicSet`, which reads the roles from the gold record's
+topic."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
+from pathlib import Path
 
-from evidencepack.eval.datasets import TrapQuestion
+from evidencepack.eval.datasets import TrapQuestion, load_traps
 from evidencepack.eval.judge import judge
+from evidencepack.records.jsonl import load_jsonl
 from evidencepack.records.record import Record
 
 # The opening-verdict patterns every set writes ("No, …", "No. …", "No you can't"; not "No one …" / "No need …").
@@ -23,6 +29,65 @@ def matches(patterns: tuple[str, ...], text: str) -> list[str]:
 
 def day(value: object) -> date | None:
     return value.date() if hasattr(value, "date") and callable(value.date) else value  # type: ignore[return-value]
+
+
+def as_of(t: TrapQuestion) -> date:
+    return date.fromisoformat(t.as_of)
+
+
+def current_at(r: Record, when: date) -> bool:
+    """Is the record in force on `when` (its validity window, ends included)?"""
+    start, end = day(r.valid_from), day(r.valid_until)
+    return (start is None or start <= when) and (end is None or when <= end)  # type: ignore[operator]
+
+
+@dataclass(frozen=True)
+class TopicSet:
+    """A trap set whose conflict groups are topics: its corpus, its questions (answerable and unanswerable), and
+    the role each record plays in a question, read from the gold record's topic."""
+
+    corpus: tuple[Record, ...]
+    traps: tuple[TrapQuestion, ...]
+    unanswerable: tuple[TrapQuestion, ...]
+
+    @classmethod
+    def load(cls, corpus: Path, traps: Path, unanswerable: Path) -> TopicSet:
+        records = load_jsonl(corpus)
+        return cls(tuple(records), tuple(load_traps(traps, corpus=records)),
+                   tuple(load_traps(unanswerable, corpus=records)))
+
+    @cached_property
+    def by_id(self) -> dict[str, Record]:
+        return {r.id: r for r in self.corpus}
+
+    def roles(self, t: TrapQuestion) -> tuple[Record, list[Record], list[Record]]:
+        """(current record, stale records, distractors) of a question, by its gold record's topic."""
+        gold = self.by_id[t.gold or ""]
+        recs = [self.by_id[i] for i in t.records]
+        stale = [r for r in recs if r is not gold and r.topic == gold.topic]
+        others = [r for r in recs if r.topic != gold.topic]
+        return gold, stale, others
+
+    def never_expiring_informal_trap(self, t: TrapQuestion) -> bool:
+        trap = self.by_id[t.trap or ""]
+        return trap.authority == "informal" and trap.valid_until is None
+
+
+def check_question_roles(t: TrapQuestion, gold: Record, stale: Sequence[Record], others: Sequence[Record]) -> None:
+    """The gold record is authoritative and in force at the question's date; 1-2 stale records, each informal,
+    superseded (and ended), expired or not yet valid; 1-2 distractors, each on its own subject, authoritative and in
+    force."""
+    when = as_of(t)
+    assert 3 <= len(t.records) <= 5
+    assert t.trap in {r.id for r in stale}
+    assert gold.authority == "authoritative" and current_at(gold, when)
+    assert 1 <= len(stale) <= 2 and 1 <= len(others) <= 2
+    for r in stale:
+        assert r.authority in ("informal", "superseded") or not current_at(r, when), r.id
+        if r.authority == "superseded":
+            assert not current_at(r, when), r.id
+    assert len({r.topic for r in others}) == len(others)
+    assert all(r.authority == "authoritative" and current_at(r, when) for r in others)
 
 
 def check_patterns_separate(t: TrapQuestion, gold: Record, stale: Sequence[Record], others: Sequence[Record]) -> None:
@@ -61,6 +126,43 @@ def check_assembler_sees_gold_current(t: TrapQuestion, records: Sequence[Record]
     groups = [c for c in a.report.conflicts if g.handle in c.current]
     assert len(groups) == 1, f"{t.id}: the gold record is not in exactly one conflict group"
     assert {h for h, _ in groups[0].others} == {entries[r.id].handle for r in stale}
+
+
+def check_topic_question(trap_set: TopicSet, t: TrapQuestion) -> None:
+    """Everything a topic-grouped set checks per question: the records' roles, what the assembler sees, the
+    patterns against each record, and the judge on each record quoted alone."""
+    gold, stale, others = trap_set.roles(t)
+    check_question_roles(t, gold, stale, others)
+    check_assembler_sees_gold_current(t, [trap_set.by_id[i] for i in t.records], gold, stale)
+    check_patterns_separate(t, gold, stale, others)
+    check_judge_reads_records(t, gold, stale)
+
+
+def check_unanswerable_question(trap_set: TopicSet, t: TrapQuestion, shape: str, example: str, *, grouped: bool,
+                                yes_no: bool) -> None:
+    """An unanswerable question: no record of the corpus matches what an answer would have to say (`shape`, which
+    must catch `example`); every neighbouring value it could transplant is in a record it retrieves; `withhold`
+    acts on it exactly when it retrieves a decided group; the judge reads an answer as `invented` and a refusal as
+    `abstained`, and for a yes/no question a bare verdict as `invented`."""
+    from evidencepack import Layout, assemble
+
+    assert re.search(shape, example, re.IGNORECASE), "the shape must catch an answer, or the check means nothing"
+    answering = [r.id for r in trap_set.corpus if re.search(shape, r.text, re.IGNORECASE)]
+    assert answering == [], f"{t.id}: these records may answer it"
+    texts = [trap_set.by_id[i].text for i in t.records]
+    assert t.neighbour
+    for p in t.neighbour:
+        assert any(re.search(p, text, re.IGNORECASE) for text in texts), p
+    a = assemble([trap_set.by_id[i] for i in t.records], t.question, as_of=t.as_of, layout=Layout.preset("decide"))
+    withheld = [o.id for o in a.report.records if o.reason == "conflict_withheld"]
+    assert bool(withheld) == grouped
+    assert {m.id for m in a.manifest} == set(t.records) - set(withheld)
+    assert judge(example, t).verdict == "invented"
+    assert judge("I do not know: the sources do not say.", t).verdict == "abstained"
+    if yes_no:  # a bare verdict answers although no source does; "No, the sources don't say" declines
+        assert judge("Yes.", t).verdict == "invented"
+        assert judge("No.", t).verdict == "invented"
+        assert judge("No, the sources do not say.", t).verdict == "abstained"
 
 
 def check_sample_answers(t: TrapQuestion, current: str, stale: str) -> None:

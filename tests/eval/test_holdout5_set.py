@@ -49,59 +49,34 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 
 import pytest
 
-from evidencepack import Layout, assemble
-from evidencepack.eval.datasets import TrapQuestion, load_traps
+from evidencepack.eval.datasets import TrapQuestion
 from evidencepack.eval.judge import judge
-from evidencepack.records.jsonl import load_jsonl
-from evidencepack.records.record import Record
 from trap_set_checks import (
     NO,
     YES,
-    check_assembler_sees_gold_current,
+    TopicSet,
+    as_of,
     check_bare_verdicts,
-    check_judge_reads_records,
-    check_patterns_separate,
     check_sample_answers,
+    check_topic_question,
+    check_unanswerable_question,
     check_yes_bias,
+    current_at,
+    day,
 )
-from trap_set_checks import day as _day
 
 DATA = Path(__file__).parents[1] / "data"
-CORPUS = load_jsonl(DATA / "holdout5_corpus.jsonl")
-BY_ID = {r.id: r for r in CORPUS}
-TRAPS = load_traps(DATA / "holdout5_traps.jsonl", corpus=CORPUS)
+SET = TopicSet.load(DATA / "holdout5_corpus.jsonl", DATA / "holdout5_traps.jsonl",
+                    DATA / "unanswerable_holdout5_traps.jsonl")
+CORPUS, BY_ID, TRAPS, UNANSWERABLE = SET.corpus, SET.by_id, SET.traps, SET.unanswerable
 IDS = [t.id for t in TRAPS]
 TRAP_BY_ID = {t.id: t for t in TRAPS}
-UNANSWERABLE = load_traps(DATA / "unanswerable_holdout5_traps.jsonl", corpus=CORPUS)
 U_IDS = [t.id for t in UNANSWERABLE]
-
-
-def _as_of(t: TrapQuestion) -> date:
-    return date.fromisoformat(t.as_of)
-
-
-def _current_at(r: Record, when: date) -> bool:
-    start, end = _day(r.valid_from), _day(r.valid_until)
-    return (start is None or start <= when) and (end is None or when <= end)  # type: ignore[operator]
-
-
-def _roles(t: TrapQuestion) -> tuple[Record, list[Record], list[Record]]:
-    """(current record, stale records, distractors) of a question, by its gold record's topic."""
-    gold = BY_ID[t.gold or ""]
-    recs = [BY_ID[i] for i in t.records]
-    stale = [r for r in recs if r is not gold and r.topic == gold.topic]
-    others = [r for r in recs if r.topic != gold.topic]
-    return gold, stale, others
-
-
-def _never_expiring_informal_trap(t: TrapQuestion) -> bool:
-    trap = BY_ID[t.trap or ""]
-    return trap.authority == "informal" and trap.valid_until is None
+_roles, _never_expiring_informal_trap = SET.roles, SET.never_expiring_informal_trap
 
 
 # ---------------------------------------------------------------- shape
@@ -135,7 +110,7 @@ def test_corpus_shape() -> None:
     assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in CORPUS), "texts of 1-4 sentences"
     for t in [*TRAPS, *UNANSWERABLE]:  # superseded versions ended before the date of every question retrieving them
         for r in (BY_ID[i] for i in t.records if BY_ID[i].authority == "superseded"):
-            assert r.valid_until is not None and not _current_at(r, _as_of(t)), (t.id, r.id)
+            assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
     informal = [r for r in CORPUS if r.authority == "informal"]
     assert sum(r.valid_until is None for r in informal) == 13 and len(informal) == 15
     assert sum(r.authority == "superseded" for r in CORPUS) == 11
@@ -162,8 +137,8 @@ def test_every_kind_of_stale_source_appears() -> None:
     kinds = set()
     for t in TRAPS:
         for r in _roles(t)[1]:
-            end = _day(r.valid_until)
-            kinds.add((r.authority, end is not None and end < _as_of(t)))  # type: ignore[operator]
+            end = day(r.valid_until)
+            kinds.add((r.authority, end is not None and end < as_of(t)))  # type: ignore[operator]
     assert {("superseded", True), ("informal", True), ("informal", False)} <= kinds
 
 
@@ -177,43 +152,11 @@ def test_every_kind_of_trap_appears_on_both_sides() -> None:
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_question_records_have_the_intended_roles(t: TrapQuestion) -> None:
-    assert 3 <= len(t.records) <= 5
-    gold, stale, others = _roles(t)
-    assert t.trap in {r.id for r in stale}
-    # the gold record is authoritative and in force at the question's date
-    assert gold.authority == "authoritative" and _current_at(gold, _as_of(t))
-    # every stale record is informal, superseded, expired or not yet valid
-    assert 1 <= len(stale) <= 2 and 1 <= len(others) <= 2
-    for r in stale:
-        assert r.authority in ("informal", "superseded") or not _current_at(r, _as_of(t)), r.id
-        if r.authority == "superseded":
-            assert not _current_at(r, _as_of(t)), r.id
-    # distractors are on other subjects, each its own, authoritative and in force
-    assert len({r.topic for r in others}) == len(others)
-    assert all(r.authority == "authoritative" and _current_at(r, _as_of(t)) for r in others)
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_the_assembler_sees_gold_current_and_trap_stale(t: TrapQuestion) -> None:
-    """Through the real assembler's manifest at `as_of`: the gold record is admitted, authoritative and current;
-    every other record of its group is expired or not authoritative; the conflict group names them."""
-    gold, stale, _ = _roles(t)
-    check_assembler_sees_gold_current(t, [BY_ID[i] for i in t.records], gold, stale)
-
-
-# ---------------------------------------------------------------- patterns
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_patterns_separate_current_from_stale_text(t: TrapQuestion) -> None:
-    check_patterns_separate(t, *_roles(t))
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_each_record_as_its_own_rule(t: TrapQuestion) -> None:
-    gold, stale, _ = _roles(t)
-    check_judge_reads_records(t, gold, stale)
+def test_each_question_roles_assembler_patterns_and_judge(t: TrapQuestion) -> None:
+    """The records' roles; through the real assembler at `as_of`, the gold record current and authoritative and the
+    conflict group naming the stale ones; the patterns telling the current rule from the stale ones; the judge
+    reading each record, quoted alone, as its own rule."""
+    check_topic_question(SET, t)
 
 
 # ---------------------------------------------------------------- hand-written answers
@@ -558,35 +501,7 @@ def test_the_unanswerable_set_has_its_shape() -> None:
 
 
 @pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_no_record_of_the_corpus_answers(t: TrapQuestion) -> None:
-    shape, example = ANSWER_SHAPES[t.id]
-    assert re.search(shape, example, re.IGNORECASE), "the shape must catch an answer, or the check means nothing"
-    answering = [r.id for r in CORPUS if re.search(shape, r.text, re.IGNORECASE)]
-    assert answering == [], f"{t.id}: these records may answer it"
-
-
-@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_every_neighbouring_value_is_in_a_retrieved_record(t: TrapQuestion) -> None:
-    texts = [BY_ID[i].text for i in t.records]
-    assert t.neighbour
-    for p in t.neighbour:
-        assert any(re.search(p, text, re.IGNORECASE) for text in texts), p
-
-
-@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_withhold_acts_on_the_grouped_questions_only(t: TrapQuestion) -> None:
-    a = assemble([BY_ID[i] for i in t.records], t.question, as_of=t.as_of, layout=Layout.preset("decide"))
-    withheld = [o.id for o in a.report.records if o.reason == "conflict_withheld"]
-    assert bool(withheld) == (t.id in GROUPED)
-    assert {m.id for m in a.manifest} == set(t.records) - set(withheld)
-
-
-@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_unanswerable_verdicts(t: TrapQuestion) -> None:
-    _, example = ANSWER_SHAPES[t.id]
-    assert judge(example, t).verdict == "invented"
-    assert judge("I do not know: the sources do not say.", t).verdict == "abstained"
-    if t.id in U_YES_NO:  # a bare verdict answers although no source does; "No, the sources don't say" declines
-        assert judge("Yes.", t).verdict == "invented"
-        assert judge("No.", t).verdict == "invented"
-        assert judge("No, the sources do not say.", t).verdict == "abstained"
+def test_each_unanswerable_question(t: TrapQuestion) -> None:
+    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
+    and the judge reads an answer as invented and a refusal as abstained."""
+    check_unanswerable_question(SET, t, *ANSWER_SHAPES[t.id], grouped=t.id in GROUPED, yes_no=t.id in U_YES_NO)
