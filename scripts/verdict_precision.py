@@ -3,12 +3,13 @@
     PYTHONPATH=src python scripts/verdict_precision.py [--show]
 
 Labels: `docs/eval-results/shown-by-hand.jsonl` (both models; the HR, IT, third and fourth sets; every condition
-of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth set, read after the marker list was
-frozen: the out-of-sample rows). Positives are answers read as `stale`; false alarms are answers read as `current` or
+of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth set: the "No" shape and the lead-ins were designed on
+the 1.5B's answers; the 0.5B's were read after that, so they are the out-of-sample rows). Positives are answers read as `stale`; false alarms are answers read as `current` or
 `surfaced` that the check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
 (`TrapRun.assembly`), and the answer is validated with `verdict_against_rule` on and every other kind off.
 The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on the first file's labels (see
-docs/evaluation.md), so its figures are in-sample; the fifth set's are not.
+docs/evaluation.md), so its figures are in-sample, and so are the earlier sets' for the "No" shape (its first
+version's false alarms there decided its final form).
 """
 
 from __future__ import annotations
@@ -76,21 +77,24 @@ def main() -> None:
     ap.add_argument("--show", action="store_true", help="print every false alarm")
     args = ap.parse_args()
     found = rows()
-    print("| set | stale answers flagged | of them opening \"Yes\" | answers read as right flagged (false alarms) "
+    print("| labels | stale answers flagged | of them a \"No\" | answers read as right flagged (false alarms) "
           "| precision |")
     print("|---|---|---|---|---|")
-    seen = [r for r in found if r["set"] != "fifth"]
-    blocks = [r for r in seen if not r["condition"].startswith(("flat", "small"))]
-    unseen = [r for r in found if r["set"] == "fifth" and not r["condition"].startswith(("flat", "small"))]
-    for name, mine in [*((n, [r for r in found if r["set"] == n]) for n in SETS), ("all in-sample", seen),
-                       ("all in-sample, layouts with blocks (flat ones have no handles to read)", blocks),
-                       ("fifth (out of sample), layouts with blocks", unseen)]:
+    blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
+    earlier = [r for r in blocks if r["set"] != "fifth"]
+    groups = [*((n, [r for r in found if r["set"] == n]) for n in SETS),
+              ("earlier sets, layouts with blocks (flat ones have no handles to read; in-sample)", earlier),
+              ("1.5B fifth set, layouts with blocks (the No shape and the lead-ins were designed on them)",
+               [r for r in blocks if r["set"] == "fifth" and r["model"].endswith("1.5b")]),
+              ("0.5B fifth set, layouts with blocks (read after the change: out of sample)",
+               [r for r in blocks if r["set"] == "fifth" and r["model"].endswith("0.5b")])]
+    for name, mine in groups:
         c = Counter((r["hand"] == "stale", r["hand"] in ("current", "surfaced"), r["fired"]) for r in mine)
         tp, fp = c[(True, False, True)], c[(False, True, True)]
         stale, right = tp + c[(True, False, False)], fp + c[(False, True, False)]
         fired = sum(r["fired"] for r in mine)
-        yes = [r for r in mine if r["yes"] and r["hand"] == "stale"]
-        print(f"| {name} | {tp}/{stale} | {sum(r['fired'] for r in yes)}/{len(yes)} | {fp}/{right} | {tp}/{fired} |")
+        no = sum(r["fired"] and r["hand"] == "stale" and not r["yes"] for r in mine)
+        print(f"| {name} | {tp}/{stale} | {no} | {fp}/{right} | {tp}/{fired} |")
     if args.show:
         for r in found:
             if r["fired"] and r["hand"] != "stale":
