@@ -3,9 +3,10 @@
     PYTHONPATH=src python scripts/verdict_precision.py [--show]
 
 Labels: `docs/eval-results/shown-by-hand.jsonl` (both models; the HR, IT, third and fourth sets; every condition
-of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth set: the "No" shape and the lead-ins were designed on
-the 1.5B's answers; the 0.5B's were read after that, so they are the out-of-sample rows). Positives are answers read as `stale`; false alarms are answers read as `current` or
-`surfaced` that the check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
+of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth set: the "No" shape and the
+lead-ins were designed on the 1.5B's answers; the 0.5B's were read after that, so they are the out-of-sample
+rows). Positives are answers read as `stale`; false alarms are answers read as `current` or `surfaced` that the
+check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
 (`TrapRun.assembly`), and the answer is validated with `verdict_against_rule` on and every other kind off.
 The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on the first file's labels (see
 docs/evaluation.md), so its figures are in-sample, and so are the earlier sets' for the "No" shape (its first
