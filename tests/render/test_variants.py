@@ -337,18 +337,20 @@ def test_every_answer_form_with_a_text_comes_last_reruns_and_has_its_flag(form: 
 
 
 @pytest.mark.parametrize("form", [f for f, spec in ANSWER_FORMS.items() if spec.template is not None])
-def test_an_answer_forms_lead_line_is_what_the_judge_and_verdict_check_read_past(form: str) -> None:
-    """A form that asks for a line before the verdict names its label (`AnswerForm.lead`), and `LEAD_LINE`, which
-    the judge and `verdict_against_rule` read the verdict after, is built from those labels: a new form with a
-    lead line is read past without touching either."""
-    from evidencepack.render.guidance import LEAD_LINE
+def test_an_answer_forms_lead_lines_are_what_the_judge_and_verdict_check_read_past(form: str) -> None:
+    """A form that asks for lines before the verdict names their labels (`AnswerForm.leads`), and `LEAD_LINE`, which
+    the judge and `verdict_against_rule` read the verdict after, is built from those labels: a new form with lead
+    lines is read past without touching either."""
+    from evidencepack.render.guidance import LEAD_LINE, verdict_start
 
     spec = ANSWER_FORMS[form]
     assert spec.template is not None
-    first = spec.template.substitute(prefix="S").split("\n")[1]  # the line after "Reply in this form:"
-    label = first.split(":", 1)[0]
-    assert (spec.lead == label) == (label not in ("Answer",))
-    filled = f"{label}: [S1] says the rule.\nAnswer: No."
-    assert bool(LEAD_LINE.match(filled)) == (spec.lead is not None)
-    assert LEAD_LINE.match(f"**{label}**: x\nYes.") or spec.lead is None
+    lines = spec.template.substitute(prefix="S").split("\n")[1:]  # after "Reply in this form:"
+    labels = [line.split(":", 1)[0] for line in lines]
+    assert labels[-1] in ("Answer", "Conflicts") and tuple(labels[:-1]) == spec.leads or labels[0] == "Answer"
+    filled = "".join(f"{label}: [S1] says the rule.\n" for label in spec.leads) + "Answer: No."
+    assert filled[verdict_start(filled):] == "No."
+    assert bool(LEAD_LINE.match(filled)) == bool(spec.leads)
+    one_line = " ".join(f"**{label}**: x" for label in spec.leads) + " Answer: Yes."
+    assert one_line[verdict_start(one_line):] == "Yes." or not spec.leads
     assert not LEAD_LINE.match("Answer: Yes. Rule: x")

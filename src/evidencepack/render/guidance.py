@@ -14,6 +14,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
 - `quote_form`: the rule copied word for word ("Quote: ...", then "Answer: ..."): small models given
   `rule_form` often wrote only a handle on the rule line ("Rule: [S3]") and then the question's own "Yes";
   copying a sentence is what they do most readily, and the verdict then follows a sentence they have written.
+- `exception_form`: the rule form with a line between the rule and the answer on what the rule says about the
+  particular situation in the question: the 1.5B model's answers under `rule_form` that went against the rule it
+  had just written followed a detail of the question (a parent in the water, a shift off the schedule) instead.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
@@ -53,16 +56,23 @@ QUOTE_FORM = Template(
     "Answer: <the answer to the question, as that sentence decides it>")
 
 
+EXCEPTION_FORM = Template(
+    "Reply in this form:\n"
+    "Rule: <what the current, authoritative source says on this, with its handle, such as [${prefix}1]>\n"
+    "Exception: <what that rule says about the particular situation in the question, or \"none\">\n"
+    "Answer: <the answer to the question, as that rule decides it for that situation>")
+
+
 @dataclass(frozen=True)
 class AnswerForm:
     """One answer form: its command-line flag and help, its text after the question (None: rendered
-    elsewhere, as `conflict_form` is, from the conflict groups), and the label of the line it asks for before the
-    verdict ("Rule" for "Rule: ...", None when the answer comes first)."""
+    elsewhere, as `conflict_form` is, from the conflict groups), and the labels of the lines it asks for before the
+    verdict ("Rule" for "Rule: ...", none when the answer comes first)."""
 
     flag: str
     help: str
     template: Template | None
-    lead: str | None = None
+    leads: tuple[str, ...] = ()
 
 
 #: Every answer form (`Layout.answer_form`), in the order the settings list them. A new form is one entry here
@@ -73,17 +83,22 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
     "conflict_form": AnswerForm("--conflict-form", "put the conflict groups in an answer form after the question "
                                 "(instead of the notice above the sources)", None),
     "rule_form": AnswerForm("--rule-form", "ask for an answer form: the current authoritative source's rule with "
-                            "its handle, then the answer as that rule decides it", RULE_FORM, lead="Rule"),
+                            "its handle, then the answer as that rule decides it", RULE_FORM, leads=("Rule",)),
     "quote_form": AnswerForm("--quote-form", "ask for an answer form: the current authoritative source's deciding "
                              "sentence copied word for word with its handle, then the answer as it decides it",
-                             QUOTE_FORM, lead="Quote"),
+                             QUOTE_FORM, leads=("Quote",)),
+    "exception_form": AnswerForm("--exception-form", "ask for an answer form: the current authoritative source's "
+                                 "rule with its handle, what it says about the particular situation in the question, "
+                                 "then the answer as the rule decides it for that situation", EXCEPTION_FORM,
+                                 leads=("Rule", "Exception")),
 }
 
-#: An answer's opening line that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in
-#: markdown or not), up to the end of the line or an "Answer:" label on it: the judge and the `verdict_against_rule`
-#: check read the verdict after it.
-_LEADS = "|".join(sorted(f.lead for f in ANSWER_FORMS.values() if f.lead))
-LEAD_LINE = re.compile(rf"\A\s*[*_#]*(?:{_LEADS})[ \t*_]*:(?:(?![ \t*_]*answer[ \t*_]*:)[^\n])*\n?", re.IGNORECASE)
+#: An answer's opening lines that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in
+#: markdown or not), each up to the end of its line or an "Answer:" label on it: the judge and the
+#: `verdict_against_rule` check read the verdict after them.
+_LEADS = "|".join(sorted({lead for f in ANSWER_FORMS.values() for lead in f.leads}))
+LEAD_LINE = re.compile(rf"\A(?:\s*[*_#]*(?:{_LEADS})[ \t*_]*:(?:(?![ \t*_]*answer[ \t*_]*:)[^\n])*\n?)+",
+                       re.IGNORECASE)
 #: The label of a form's answer line, and the lead-ins models write in its place ("The short answer is no, ...").
 ANSWER_LABEL = re.compile(r"[ \t*_#]*(?:answer[ \t*_]*:|(?:the|my) (?:(?:short|simple|correct|final) )?answer "
                           r"is\b[ \t*_]*:?)[ \t*_]*", re.IGNORECASE)

@@ -137,8 +137,9 @@ class Layout:
     answer_form: str | None = option(
         None, "an answer form after the question: scaffold (the answer with handles, then a line naming "
         "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources), "
-        "rule_form (the current source's rule, then the answer) or quote_form (the deciding sentence copied, "
-        "then the answer)",
+        "rule_form (the current source's rule, then the answer), quote_form (the deciding sentence copied, "
+        "then the answer) or exception_form (the rule, what it says about the question's situation, then the "
+        "answer)",
         cli="consts", consts=tuple((form.flag, name, form.help) for name, form in FORMS.items()),
         write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
@@ -299,6 +300,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "rule-form": {"answer_form": "rule_form"},  # the same as an answer form: "Rule: ...", then "Answer: ..."
     "show-rule": {"show_rule": True},  # the assembler quotes the current source's sentence closest to the question
     "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
+    "exception-form": {"answer_form": "exception_form"},  # the rule, what it says of the question's situation, answer
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
     "datamark": {"marking": "datamark"},  # spotlighting: a marker through every space of record text
