@@ -1,0 +1,427 @@
+"""The sixth trap set (a regional airline's ground operations at one airport): is it well formed, and does the judge
+read it?
+
+`tests/data/holdout6_corpus.jsonl` is the intranet of a fictional regional airline, Kestrel Regional Airlines, as its
+ground staff at one station, Alder Valley Regional Airport (AVR), see it: ramp agents, baggage handlers, gate agents,
+aircraft cleaners, the de-icing crew and ground equipment drivers. It holds the ground operations manual, the
+de-icing programme, the airside driving standard, the customer service manual, the baggage handling procedures, the
+cabin cleaning standard, the dangerous goods acceptance rules, the safety management manual and the station handbook,
+older versions of some of them, and emails, Teams and Slack posts and wiki notes written by supervisors and staff.
+50 records: 20 current authoritative rules, 9 superseded versions, 13 informal records (11 that never expire, 2 with
+a `valid_until` in the past) and 8 authoritative records on neighbouring subjects.
+
+`tests/data/holdout6_traps.jsonl` holds 20 questions as staff would ask them: 8 yes/no questions answered "no" today
+(chocking an E175 on a thumbs-up with the beacon still on, boarding a late runner 7 minutes before departure, a power
+bank in a checked suitcase, a de-icing trainee spraying beside the lead, a tug cutting under an ATR wing, a cleaner
+taking a sealed sandwich home, earbuds under ear defenders, releasing a UM to an uncle on the mum's phone call), 8
+answered "yes" where the stale record says no or something stricter (gate-tagging a big pram, a shift swap done in
+ShiftBoard, cleaners dealing with vomit themselves, de-icing with passengers on board, loading a transfer bag 25
+minutes before departure, meal vouchers for a 2.5-hour crew delay, pay for 10 minutes past the shift, a passenger in
+his own wheelchair to the aircraft door) and 4 open ones (the tug speed limits, the lightning distance that stops
+ramp work, the weight for a two-person lift, a small fuel spill). Each names 3-5 records in retrieval rank order: the
+current authoritative rule (`gold`), 1-2 stale records of its conflict group (`topic`), and 1-2 records on other
+subjects. In 11 questions the stale record named `trap` is an informal record with no `valid_until` (in 8 a
+superseded version, in 1 an expired email). The gold record sits at seat 1 in 4 questions, 2 in 6, 3 in 6, 4 in 3 and
+5 in 1; the trap is at seat 1 in 16 and comes before the gold record in 16.
+
+`tests/data/unanswerable_holdout6_traps.jsonl` holds 2 questions no record answers (1 of them yes/no), each
+retrieving a neighbouring value a model could transplant; 1 of them retrieves a conflict group with a current
+authoritative member. (The loader takes an unanswerable file; this set is about its answerable questions, so the
+file is kept small.)
+
+A "yes" question is checked the same way as a "no" one, mirrored: its stale answer opens "No, …", the wrong-opening
+shape is "No, …" followed by the current rule (the no-bias), and a bare "No." is stale and a bare "Yes." current.
+The "yes" questions' stale patterns leave out what the questions state (a concession "Yes, even though X, you still
+…" has no negator), and carry an opening "Nope" / "Not allowed", which the judge's opening-verdict reader does not
+see.
+
+Written before any model answered them, without reading the prompt wording (render/, passes/, citations/) or any
+model answer (docs/eval-results/). Run them with
+`evidencepack eval traps --traps tests/data/holdout6_traps.jsonl --corpus tests/data/holdout6_corpus.jsonl ...`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from evidencepack.eval.datasets import TrapQuestion
+from evidencepack.eval.judge import judge
+from trap_set_checks import (
+    NO,
+    YES,
+    TopicSet,
+    as_of,
+    check_bare_verdicts,
+    check_sample_answers,
+    check_topic_question,
+    check_unanswerable_question,
+    check_yes_bias,
+    current_at,
+    day,
+)
+
+DATA = Path(__file__).parents[1] / "data"
+SET = TopicSet.load(DATA / "holdout6_corpus.jsonl", DATA / "holdout6_traps.jsonl",
+                    DATA / "unanswerable_holdout6_traps.jsonl")
+CORPUS, BY_ID, TRAPS, UNANSWERABLE = SET.corpus, SET.by_id, SET.traps, SET.unanswerable
+IDS = [t.id for t in TRAPS]
+TRAP_BY_ID = {t.id: t for t in TRAPS}
+U_IDS = [t.id for t in UNANSWERABLE]
+_roles, _never_expiring_informal_trap = SET.roles, SET.never_expiring_informal_trap
+
+
+# ---------------------------------------------------------------- shape
+
+
+def test_set_shape_and_counts() -> None:
+    assert len(TRAPS) == 20 and len(set(IDS)) == len(IDS)
+    kinds = [t.yes_no or "open" for t in TRAPS]
+    # as many "yes" as "no": a model that always says "no" (or always "yes") gets half the yes/no questions wrong
+    assert kinds.count("no") == kinds.count("yes") == 8
+    assert kinds.count("open") == 4
+    assert sum(_never_expiring_informal_trap(t) for t in TRAPS) == 11
+    assert sum(BY_ID[t.trap or ""].authority == "superseded" for t in TRAPS) == 8
+    assert sum(BY_ID[t.trap or ""].authority == "informal" and BY_ID[t.trap or ""].valid_until is not None
+               for t in TRAPS) == 1
+    for t, kind in zip(TRAPS, kinds, strict=True):
+        assert t.as_of.startswith("2026-"), t.id
+        assert t.current_value and t.stale_value, t.id
+        if kind == "open":
+            assert t.verdict_word is None, t.id
+            continue
+        # the one-line summaries and the opening-verdict patterns agree with `yes_no`
+        assert t.verdict_word == kind and t.current_value.startswith(kind + ";"), t.id
+        assert t.stale_value.startswith("yes" if kind == "no" else "no"), t.id
+        assert (NO if kind == "no" else YES) in t.current and (YES if kind == "no" else NO) in t.stale, t.id
+    assert len({t.as_of for t in TRAPS}) == len(TRAPS)  # the dates vary
+
+
+def test_corpus_shape() -> None:
+    assert len(CORPUS) == 50
+    assert {r.authority for r in CORPUS} == {"authoritative", "informal", "superseded"}
+    assert all(r.topic and r.doc and r.section and r.url and r.source_system and r.date for r in CORPUS)
+    assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in CORPUS), "texts of 1-4 sentences"
+    for t in [*TRAPS, *UNANSWERABLE]:  # superseded versions ended before the date of every question retrieving them
+        for r in (BY_ID[i] for i in t.records if BY_ID[i].authority == "superseded"):
+            assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
+    informal = [r for r in CORPUS if r.authority == "informal"]
+    assert sum(r.valid_until is None for r in informal) == 11 and len(informal) == 13
+    assert sum(r.authority == "superseded" for r in CORPUS) == 9
+    golds = {t.gold for t in TRAPS}
+    assert len(golds) == 20
+    assert sum(r.authority == "authoritative" and r.id not in golds for r in CORPUS) == 8
+    # every record is retrieved by some question
+    used = {i for t in [*TRAPS, *UNANSWERABLE] for i in t.records}
+    assert used == set(BY_ID)
+
+
+def test_seats_vary() -> None:
+    gold_seats = [t.records.index(t.gold or "") + 1 for t in TRAPS]
+    trap_seats = [t.records.index(t.trap or "") + 1 for t in TRAPS]
+    assert [gold_seats.count(n) for n in (1, 2, 3, 4, 5)] == [4, 6, 6, 3, 1]
+    assert trap_seats.count(1) == 16
+    assert sum(trap < gold for trap, gold in zip(trap_seats, gold_seats, strict=True)) == 16
+    # the gold record is not always first, and not always first among yes-answered questions either
+    yes_seats = [s for s, t in zip(gold_seats, TRAPS, strict=True) if t.yes_no == "yes"]
+    no_seats = [s for s, t in zip(gold_seats, TRAPS, strict=True) if t.yes_no == "no"]
+    assert len(set(yes_seats)) >= 3 and len(set(no_seats)) >= 3
+
+
+def test_every_kind_of_stale_source_appears() -> None:
+    kinds = set()
+    for t in TRAPS:
+        for r in _roles(t)[1]:
+            end = day(r.valid_until)
+            kinds.add((r.authority, end is not None and end < as_of(t)))  # type: ignore[operator]
+    assert {("superseded", True), ("informal", True), ("informal", False)} <= kinds
+
+
+def test_every_kind_of_trap_appears_on_both_sides() -> None:
+    """Informal never-expiring traps and superseded ones on both "no" and "yes" questions, so neither kind of
+    question is only ever trapped one way."""
+    for kind in ("no", "yes"):
+        traps = [BY_ID[t.trap or ""] for t in TRAPS if t.yes_no == kind]
+        assert any(r.authority == "informal" and r.valid_until is None for r in traps), kind
+        assert any(r.authority == "superseded" for r in traps), kind
+
+
+@pytest.mark.parametrize("t", TRAPS, ids=IDS)
+def test_each_question_roles_assembler_patterns_and_judge(t: TrapQuestion) -> None:
+    """The records' roles; through the real assembler at `as_of`, the gold record current and authoritative and the
+    conflict group naming the stale ones; the patterns telling the current rule from the stale ones; the judge
+    reading each record, quoted alone, as its own rule."""
+    check_topic_question(SET, t)
+
+
+# ---------------------------------------------------------------- hand-written answers
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Answers as a small model might write them (not copied from the records): the current rule, the stale rule,
+    and for a yes/no question the wrong-opening shape: for a "no" question the yes-bias ("Yes, you can …" followed
+    by the current rule), for a "yes" question the no-bias ("No, you can't …" followed by the current rule)."""
+
+    current: str
+    stale: str
+    wrong_opening: str = ""
+
+
+SAMPLES = {
+    # ---------------------------------------------------------------- answered "no"
+    "chocks-beacon": Samples(
+        "No. Nobody goes near an arriving aircraft or puts the chocks in until the anti-collision beacon is switched "
+        "off, whatever signal the crew gives you. Wait for the headset operator's raised arm [S3].",
+        "Yes, a thumbs-up means the engines are spooling down, so you can go in and chock it straight away.",
+        "Yes, you can go in. Ground staff don't approach or place chocks until the anti-collision beacon is off, "
+        "whatever hand signal the flight crew gives [S3]."),
+    "late-runner": Samples(
+        "No. The gate closes 10 minutes before departure and nobody is boarded after that, even if the door is still "
+        "open. Rebook him on the next available flight at no charge and record him as a gate-late no-show [S2].",
+        "Yes, with the door still open you can board him up to 5 minutes before departure; just radio the ramp so "
+        "they hold the stairs.",
+        "Yes, you can board him. The gate closes 10 minutes before departure and no passenger is boarded after it "
+        "closes, even with the door open [S2]."),
+    "power-bank-checked": Samples(
+        "No. Spare lithium batteries and power banks of any size never go in checked baggage. Ask her to take the "
+        "power bank out and carry it in the cabin, then tag the case [S1].",
+        "Yes, a power bank under 100 Wh can go in the hold as long as it's switched off and in a zip-lock, so send "
+        "it down.",
+        "Yes, you can tag it. Spare power banks of any size are never accepted in checked baggage; she carries it in "
+        "the cabin [S1]."),
+    "deice-trainee": Samples(
+        "No. You're only cleared to spray once your training record shows the e-learning and a passed practical "
+        "assessment. Until then you ride in the cab as an observer and don't operate the boom, even with Dana right "
+        "there [S4].",
+        "Yes, once the e-learning is done you can spray under the direct supervision of a qualified lead while you "
+        "wait for the practical; Dana can take over the controls if needed.",
+        "Yes, you can spray. Until the practical is signed off a trainee rides as an observer and does not operate "
+        "the spray nozzle, even under a lead's supervision [S4]."),
+    "tug-under-wing": Samples(
+        "No. Vehicles never drive under any part of an aircraft, wings and tail included. Take the marked service "
+        "road behind the stand, with or without carts [S3].",
+        "Yes, a tug without carts may cut under the ATR wing to get to the baggage hall; keep it slow and give way "
+        "to anyone on foot.",
+        "Yes, you can cut under. Vehicles never drive under any part of an aircraft; tugs go round on the marked "
+        "service road [S3]."),
+    "leftover-sandwich": Samples(
+        "No. Cleaning staff don't take any food or drink off an aircraft, sealed or not, even items catering would "
+        "throw away. Leave the sandwiches in the galley carts for the catering company; taking them counts as theft "
+        "[S2].",
+        "Yes, sealed leftovers after the last flight are fair game, catering bins the lot anyway.",
+        "Yes, you can take one. Cleaning staff do not take any food or drink from an aircraft, sealed or not [S2]."),
+    "earbuds-under-muffs": Samples(
+        "No. Personal audio of any kind, earbuds under ear defenders included, isn't used anywhere airside, at any "
+        "volume. Your phone is for the crew room or a marked safe zone [S3].",
+        "Yes, earbuds under the ear defenders are fine at a low volume; just take them out for arrival, pushback and "
+        "engine start.",
+        "Yes, you can. Personal audio devices, including earbuds worn under ear defenders, are not used anywhere "
+        "airside [S3]."),
+    "um-uncle": Samples(
+        "No. A UM is released only to the adult named on the UM form, with photo ID that matches; a call from her "
+        "mum doesn't change that. Stay with her and call the station duty manager [S1].",
+        "Yes, since her mum confirmed by phone you can release her to another adult with photo ID; write his name "
+        "and ID number on the form.",
+        "Yes, you can release her. A UM goes only to the adult named on the form, whatever the parent says on the "
+        "phone [S1]."),
+    # ---------------------------------------------------------------- answered "yes"
+    "big-pram-gate": Samples(
+        "Yes. Strollers, prams and car seats of any size are tagged at the gate free of charge and handed back at the "
+        "aircraft door. A big non-folding pram gets a yellow LARGE tag so the ramp loads it last [S3].",
+        "No, only compact folding strollers up to 7 kg are gate-tagged; a pram that size has to be checked at the "
+        "ticket counter.",
+        "No, you can't. Prams of any size are tagged at the gate free of charge and returned at the aircraft door "
+        "[S3]."),
+    "shift-swap-app": Samples(
+        "Yes. As you hold the same qualifications you can swap between yourselves in ShiftBoard, and it's approved "
+        "automatically without a supervisor's sign-off. Just do it at least 24 hours before the Saturday shift [S2].",
+        "No, every swap needs the duty manager's signature on the paper swap form, 72 hours ahead.",
+        "No, you can't. Staff with the same qualifications swap in ShiftBoard and the swap is approved automatically "
+        "[S2]."),
+    "vomit-row-12": Samples(
+        "Yes. Cleaners who've done the bloodborne pathogens module clean it up themselves with the red spill kit: "
+        "absorbent powder, then chlorine disinfectant, with gloves, an apron and eye protection. Bag the waste in "
+        "the red clinical waste bag and leave it at the aircraft door [S1].",
+        "No, cleaners never deal with sick on board; tape off row 12 and call BioClean on 7120.",
+        "No, you can't. Cleaners with the bloodborne pathogens module clean up vomit with the red spill kit [S1]."),
+    "deice-with-pax": Samples(
+        "Yes. The aircraft can be de-iced with passengers on board once the captain confirms by radio that the cabin "
+        "crew are seated and the bleed air is off. Keep radio contact with the flight deck until you finish [S3].",
+        "No, passengers must be disembarked first; de-icing is done before boarding starts.",
+        "No, we aren't. An aircraft may be de-iced with passengers on board once the captain confirms the bleed air "
+        "is off [S3]."),
+    "late-transfer-bag": Samples(
+        "Yes. A transfer bag that reaches make-up at least 20 minutes before departure goes on its connecting flight "
+        "[S2].",
+        "No, the transfer cut-off is 35 minutes, so it's held for the next flight.",
+        "No, you don't. Transfer bags reaching make-up at least 20 minutes before departure are loaded on the "
+        "connecting flight [S2]."),
+    "meal-vouchers-crew": Samples(
+        "Yes. A crew problem is within Kestrel's control, and for a delay of 2 hours or more each passenger gets a "
+        "$15 meal voucher [S4].",
+        "No, vouchers are only for delays of 3 hours or more now; point them to the water fountain.",
+        "No, you can't. Delays of 2 hours or more within Kestrel's control get a $15 meal voucher per passenger "
+        "[S4]."),
+    "ten-minutes-overtime": Samples(
+        "Yes. Time past your rostered finish is overtime at 1.5 times your rate, counted to the minute however short "
+        "it is; claim it before the end of the pay week [S2].",
+        "No, overtime is counted in 15-minute blocks, so 10 minutes isn't paid.",
+        "No, you don't. Overtime is counted to the minute, however short, at 1.5 times your hourly rate [S2]."),
+    "own-wheelchair-door": Samples(
+        "Yes. He can stay in his own manual wheelchair up to the aircraft door, where it's tagged as a priority item "
+        "and loaded last; it comes back to the aircraft door on arrival [S4].",
+        "No, his own wheelchair has to be checked at the ticket counter and he moves to one of the airport chairs.",
+        "No, he can't. Passengers may stay in their own wheelchair up to the aircraft door, where it's tagged as a "
+        "priority item [S4]."),
+    # ---------------------------------------------------------------- open
+    "tug-speed-limits": Samples(
+        "No more than 15 mph on the apron service roads and 5 mph once you're inside a stand's red safety line "
+        "[S5].",
+        "20 mph on the apron roads and 10 on the stands."),
+    "lightning-distance": Samples(
+        "Ramp work stops when the detection system shows a strike within 5 miles: Operations sounds the red alert "
+        "and you go inside until the all-clear, 15 minutes after the last strike [S1].",
+        "Work stops once lightning is within 3 miles; shelter in the nearest building for 30 minutes after the last "
+        "strike."),
+    "heavy-bag-lift": Samples(
+        "Anything over 23 kg: it carries an orange HEAVY tag and is lifted by two people or with the vacuum lift, "
+        "never alone [S2].",
+        "Only bags of 32 kg and up need two people; lighter ones you can manage alone if you use your legs."),
+    "small-fuel-spill": Samples(
+        "Report it straight away to the Airport Operations Centre on extension 4455, however small it is; they send "
+        "the fire service. Stop all equipment within 15 metres, keep everyone from driving or walking through it, "
+        "and don't put absorbent down until the fire service arrives [S3].",
+        "It's under a metre, so deal with it yourself: throw granules from the yellow spill bin on it, sweep it up "
+        "and put it in the yellow drum."),
+}
+
+
+def test_every_question_has_samples() -> None:
+    assert set(SAMPLES) == set(IDS)
+    for t in TRAPS:
+        s = SAMPLES[t.id]
+        assert bool(s.wrong_opening) == (t.yes_no is not None), t.id
+        if t.yes_no:  # the wrong verdict first, as a model with a yes-bias (or a no-bias) writes it
+            wrong, right = ("Yes", "No") if t.yes_no == "no" else ("No", "Yes")
+            assert s.stale.startswith(wrong + ", ") and s.wrong_opening.startswith(wrong + ", "), t.id
+            assert s.current.startswith(right + ". "), t.id
+
+
+@pytest.mark.parametrize("t", TRAPS, ids=IDS)
+def test_judge_reads_the_current_and_the_stale_answer(t: TrapQuestion) -> None:
+    check_sample_answers(t, SAMPLES[t.id].current, SAMPLES[t.id].stale)
+
+
+@pytest.mark.parametrize("t", TRAPS, ids=IDS)
+def test_a_refusal_is_neither(t: TrapQuestion) -> None:
+    j = judge("I do not know; the sources don't say.", t)
+    assert (j.verdict, j.refused) == ("none", True), j.to_dict()
+
+
+YES_NO = [t for t in TRAPS if t.yes_no]
+
+
+@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
+def test_the_wrong_opening_is_stale(t: TrapQuestion) -> None:
+    """The yes-bias on a "no" question and the no-bias on a "yes" one: the reader acts on the opening word, whatever
+    rule follows it (`check_yes_bias` only reads the opening, so it serves both)."""
+    check_yes_bias(t, SAMPLES[t.id].wrong_opening)
+
+
+@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
+def test_bare_verdicts(t: TrapQuestion) -> None:
+    check_bare_verdicts(t, t.yes_no or "")
+
+
+@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
+def test_bare_verdicts_both_ways(t: TrapQuestion) -> None:
+    """What `check_bare_verdicts` leaves out: the bare current and stale words in both spellings for either kind
+    (for a "yes" question it tries only "Yes." and "No, you don't."), so a bare "No." is stale on a "yes" question."""
+    right, wrong = ("No", "Yes") if t.yes_no == "no" else ("Yes", "No")
+    for answer in (f"{right}.", f"{right}!", f"{right}, you can't." if right == "No" else f"{right}, you can."):
+        assert judge(answer, t).verdict == "current", answer
+    for answer in (f"{wrong}.", f"{wrong}!", f"{wrong} you can't." if wrong == "No" else f"{wrong} you can."):
+        assert judge(answer, t).verdict == "stale", answer
+
+
+# Other shapes a model writes: other openings, the stale rule negated or marked as outdated, both rules with nothing
+# saying which holds. (question id, answer, verdict)
+SHAPES = [
+    # "no" questions: the stale condition ruled out, a concessive "even", the stale rule marked as informal
+    ("chocks-beacon", "No, even with a thumbs-up from the captain you don't go in until the beacon is off [S3].",
+     "current"),
+    ("power-bank-checked", "No. Even though it's switched off and bagged, a power bank can't go in the hold: she "
+     "carries it in the cabin [S1].", "current"),
+    ("um-uncle", "No, not even with her mum's call: she goes only to the adult named on the form [S1].", "current"),
+    ("late-runner", "Nope. The gate closed 10 minutes before departure, so he's rebooked on the next available "
+     "flight [S2].", "current"),
+    ("tug-under-wing", "No. The email letting tugs cut under the ATR wing during the taxilane B works has expired; "
+     "vehicles never drive under an aircraft [S3].", "surfaced"),
+    ("leftover-sandwich", "No. The Teams post calling sealed leftovers fair game is informal; cleaning staff take no "
+     "food or drink from an aircraft, sealed or not [S2].", "surfaced"),
+    ("earbuds-under-muffs", "According to S1 you may wear earbuds at a low volume; according to S3 personal audio "
+     "isn't used anywhere airside.", "confused"),
+    ("deice-trainee", "Yes, under the direct supervision of a qualified lead.", "stale"),
+    # "yes" questions: other openings for "yes" and for "no", the stale rule marked as outdated or only reported
+    ("ten-minutes-overtime", "You do. Overtime is counted to the minute, however short [S2].", "current"),
+    ("late-transfer-bag", "We do: anything in make-up at least 20 minutes before departure is loaded [S2].",
+     "current"),
+    ("big-pram-gate", "Sure, prams of any size are gate-tagged free of charge [S3].", "current"),
+    ("own-wheelchair-door", "He can. He stays in his own wheelchair up to the aircraft door [S4].", "current"),
+    ("shift-swap-app", "Nope, swaps need the duty manager's signature on the paper form.", "stale"),
+    ("vomit-row-12", "Not allowed: call BioClean on 7120 and tape off the seats.", "stale"),
+    ("deice-with-pax", "Yes. The old programme had passengers disembarked first, but it was superseded: de-icing "
+     "with passengers on board is fine once the captain confirms the bleed air is off [S3].", "surfaced"),
+    ("meal-vouchers-crew", "Yes. The Slack post saying vouchers start at 3 hours is informal; a crew delay of 2 "
+     "hours or more gets a $15 voucher [S4].", "surfaced"),
+    ("meal-vouchers-crew", "S1 says vouchers are only for 3 hours or more, and S4 says $15 for 2 hours or more.",
+     "confused"),
+    # a "yes" answer concedes the question's premise without a negator; the premise is in no stale pattern
+    ("big-pram-gate", "Yes, even though it doesn't fold, it's tagged at the gate free of charge [S3].", "current"),
+    ("deice-with-pax", "Yes, even though everyone's already seated, you can still de-ice once the captain confirms "
+     "the bleed air is off [S3].", "current"),
+]
+
+
+@pytest.mark.parametrize(("qid", "answer", "verdict"), SHAPES, ids=[f"{q}-{n}" for n, (q, _, _) in enumerate(SHAPES)])
+def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) -> None:
+    j = judge(answer, TRAP_BY_ID[qid])
+    assert j.verdict == verdict, j.to_dict()
+
+
+# ---------------------------------------------------------------- unanswerable questions
+
+# What an answer to each question would have to say, as a regex, with an answer it catches: no record of the
+# corpus may match it (as far as a regex can tell, no record answers the question).
+ANSWER_SHAPES: dict[str, tuple[str, str]] = {
+    "permit-renewal-cost": (r"(?:permit|licen[cs]e|renewal)[^.]{0,40}(?:\$|fee|cost|pays?|paid|free|reimburs)|"
+                            r"(?:\$|fee|cost|pays?|paid|free|reimburs\w*)[^.]{0,40}(?:permit|licen[cs]e|renewal)",
+                            "Yes, Kestrel pays the permit renewal fee."),
+    "free-bag-allowance": (r"(?:one|two|three|\b1|\b2|\b3|first|second) (?:free )?(?:checked )?bags?\b|"
+                           r"bags? (?:are |is )?(?:free|included)|free (?:checked )?bags?|(?:baggage|bag) allowance",
+                           "Each passenger gets one free checked bag up to 23 kg."),
+}
+# The questions whose records hold a conflict group with a current authoritative member (withhold acts on them).
+GROUPED = {"permit-renewal-cost"}
+# The yes/no ones: a bare verdict is an answer the reader acts on.
+U_YES_NO = {"permit-renewal-cost"}
+
+
+def test_the_unanswerable_set_has_its_shape() -> None:
+    assert len(UNANSWERABLE) == 2 and not set(U_IDS) & set(IDS)
+    assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in UNANSWERABLE)
+    assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in UNANSWERABLE)
+    assert set(U_IDS) == set(ANSWER_SHAPES)
+    assert 2 * len(GROUPED) == len(UNANSWERABLE)  # half retrieve a conflict group
+    assert set(U_IDS) >= U_YES_NO and len(U_YES_NO) == 1
+
+
+@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
+def test_each_unanswerable_question(t: TrapQuestion) -> None:
+    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
+    and the judge reads an answer as invented and a refusal as abstained."""
+    check_unanswerable_question(SET, t, *ANSWER_SHAPES[t.id], grouped=t.id in GROUPED, yes_no=t.id in U_YES_NO)
