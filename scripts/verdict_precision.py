@@ -5,8 +5,9 @@
 Labels: `docs/eval-results/shown-by-hand.jsonl` (both models; the HR, IT, third and fourth sets; every condition
 of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth set: the "No" shape and the
 lead-ins were designed on the 1.5B's answers; the 0.5B's were read after that, so they are the out-of-sample
-rows). Positives are answers read as `stale`; false alarms are answers read as `current` or `surfaced` that the
-check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
+rows) and `docs/eval-results/sixth-by-hand.jsonl` (the sixth set, written and read after the change: out of
+sample for both models). Positives are answers read as `stale`; false alarms are answers read as `current` or
+`surfaced` that the check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
 (`TrapRun.assembly`), and the answer is validated with `verdict_against_rule` on and every other kind off.
 The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on the first file's labels (see
 docs/evaluation.md), so its figures are in-sample, and so are the earlier sets' for the "No" shape (its first
@@ -40,8 +41,9 @@ SETS: dict[str, tuple[str, str | None, str | None]] = {
     "it": ("shown-holdout-it", "holdout_it_traps.jsonl", "holdout_it_corpus.jsonl"),
     "fourth": ("fourth", "holdout4_traps.jsonl", "holdout4_corpus.jsonl"),
     "fifth": ("fifth", "holdout5_traps.jsonl", "holdout5_corpus.jsonl"),
+    "sixth": ("sixth", "holdout6_traps.jsonl", "holdout6_corpus.jsonl"),
 }
-LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl")
+LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl", "sixth-by-hand.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -82,13 +84,15 @@ def main() -> None:
           "| precision |")
     print("|---|---|---|---|---|")
     blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
-    earlier = [r for r in blocks if r["set"] != "fifth"]
+    earlier = [r for r in blocks if r["set"] not in ("fifth", "sixth")]
     groups = [*((n, [r for r in found if r["set"] == n]) for n in SETS),
               ("earlier sets, layouts with blocks (flat ones have no handles to read; in-sample)", earlier),
               ("1.5B fifth set, layouts with blocks (the No shape and the lead-ins were designed on them)",
                [r for r in blocks if r["set"] == "fifth" and r["model"].endswith("1.5b")]),
               ("0.5B fifth set, layouts with blocks (read after the change: out of sample)",
-               [r for r in blocks if r["set"] == "fifth" and r["model"].endswith("0.5b")])]
+               [r for r in blocks if r["set"] == "fifth" and r["model"].endswith("0.5b")]),
+              ("sixth set, both models, layouts with blocks (written and read after the change: out of sample)",
+               [r for r in blocks if r["set"] == "sixth"])]
     for name, mine in groups:
         c = Counter((r["hand"] == "stale", r["hand"] in ("current", "surfaced"), r["fired"]) for r in mine)
         tp, fp = c[(True, False, True)], c[(False, True, True)]
