@@ -27,9 +27,9 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   on a fifth, balanced between "yes" and "no", it lost on the 0.5B (9/24 against 12/24). It is not the default
   because the 1.5B says "I do not know" with it (5 of 75 questions, 0 under the default) and for that loss.
 - `decide-form`: `decide` with the `rule_form` answer form (`Rule: ...`, then `Answer: ...`): on the 1.5B model
-  the best first answers measured (25 of 30 held-out questions, 19 of 21 on the fourth set and 21 of 24 on the
-  fifth current-correct by hand, none refused); on the 0.5B worse than the default (9/21 against 12/21 on the
-  fourth set, 10/24 against 12/24 on the fifth).
+  the best first answers measured (25 of 30 held-out questions, and 57 of 65 over the fourth, fifth and sixth
+  sets, current-correct by hand, none refused, 8 stale); on the 0.5B worse than the default on the fourth and
+  fifth sets (9/21 against 12/21, 10/24 against 12/24) and better on the sixth (10/20 against 8/20).
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
   handles) with the same withholding; on the 0.5B model it beat flat on both sets written blind (29/45 against
   22/45), but mostly by answering "No": on the fifth set, balanced between "yes" and "no", it got 11/24 (the
