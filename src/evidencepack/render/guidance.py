@@ -17,6 +17,8 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
 - `exception_form`: the rule form with a line between the rule and the answer on what the rule says about the
   particular situation in the question: the 1.5B model's answers under `rule_form` that went against the rule it
   had just written followed a detail of the question (a parent in the water, a shift off the schedule) instead.
+  On a set written after it, the 1.5B tied `rule_form` (it mended those answers and invented exceptions in
+  others) and the 0.5B lost 3 of 20, so it is opt-in.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
