@@ -186,3 +186,47 @@ def check_bare_verdicts(t: TrapQuestion, kind: str) -> None:
     else:
         assert judge("Yes.", t).verdict == "current"
         assert judge("No, you don't.", t).verdict == "stale"
+
+
+# ---------------------------------------------------------------- hand-written answers of a balanced set
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Answers as a small model might write them (not copied from the records): the current rule, the stale rule,
+    and for a yes/no question the wrong-opening shape: for a "no" question the yes-bias ("Yes, you can …" followed
+    by the current rule), for a "yes" question the no-bias ("No, you can't …" followed by the current rule)."""
+
+    current: str
+    stale: str
+    wrong_opening: str = ""
+
+
+def check_samples_shape(t: TrapQuestion, s: Samples) -> None:
+    """A yes/no question's samples open with their verdicts: the wrong one first in the stale and wrong-opening
+    answers, the right one in the current answer; an open question has no wrong-opening sample."""
+    assert bool(s.wrong_opening) == (t.yes_no is not None), t.id
+    if t.yes_no:
+        wrong, right = ("Yes", "No") if t.yes_no == "no" else ("No", "Yes")
+        assert s.stale.startswith(wrong + ", ") and s.wrong_opening.startswith(wrong + ", "), t.id
+        assert s.current.startswith(right + ". "), t.id
+
+
+def check_balanced_answers(t: TrapQuestion, s: Samples) -> None:
+    """Everything a set balanced between "yes" and "no" checks per question with the judge: the current and stale
+    samples, a refusal (neither), and for a yes/no question the wrong opening (the reader acts on it whatever rule
+    follows; `check_yes_bias` reads only the opening, so it serves both kinds), the bare verdicts, and the bare
+    current and stale words in both spellings (`check_bare_verdicts` tries only "Yes." and "No, you don't." on a
+    "yes" question)."""
+    check_sample_answers(t, s.current, s.stale)
+    j = judge("I do not know; the sources don't say.", t)
+    assert (j.verdict, j.refused) == ("none", True), j.to_dict()
+    if not t.yes_no:
+        return
+    check_yes_bias(t, s.wrong_opening)
+    check_bare_verdicts(t, t.yes_no)
+    right, wrong = ("No", "Yes") if t.yes_no == "no" else ("Yes", "No")
+    for answer in (f"{right}.", f"{right}!", f"{right}, you can't." if right == "No" else f"{right}, you can."):
+        assert judge(answer, t).verdict == "current", answer
+    for answer in (f"{wrong}.", f"{wrong}!", f"{wrong} you can't." if wrong == "No" else f"{wrong} you can."):
+        assert judge(answer, t).verdict == "stale", answer

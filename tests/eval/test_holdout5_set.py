@@ -31,9 +31,10 @@ authoritative member.
 A "yes" question is checked the same way as a "no" one, mirrored: its stale answer opens "No, …", the wrong-opening
 shape is "No, …" followed by the current rule (the no-bias), and a bare "No." is stale and a bare "Yes." current.
 The shared `check_bare_verdicts` tries "Yes." and "No, you don't." for a "yes" question; the bare "No." and the
-comma-less openings are tried here (`test_bare_verdicts_both_ways`). The judge's opening-verdict reader does not
-read "No need …" as a verdict (rightly: "No need to wait for the head guard, clear it" answers "yes"), so the one
-"yes" question where it means "no" ("Do I still have to …?") carries an opening "No need" in its stale patterns;
+comma-less openings are tried too (`trap_set_checks.check_balanced_answers`). The judge's opening-verdict reader
+does not read "No need …" as a verdict (rightly: "No need to wait for the head guard, clear it" answers "yes"),
+so the one "yes" question where it means "no" ("Do I still have to …?") carries an opening "No need" in its stale
+patterns;
 every "yes" question's stale patterns carry an opening "Nope" / "Not allowed", which the reader does not see either.
 The judge's concessive "even …" cleared a stale claim only in a sentence that negates: a "yes" answer's concession
 ("Yes. Even though X, you still …") has no negator, so the "yes" questions' stale patterns leave out what the
@@ -48,7 +49,6 @@ model answer (docs/eval-results/). Run them with
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -58,13 +58,13 @@ from evidencepack.eval.judge import judge
 from trap_set_checks import (
     NO,
     YES,
+    Samples,
     TopicSet,
     as_of,
-    check_bare_verdicts,
-    check_sample_answers,
+    check_balanced_answers,
+    check_samples_shape,
     check_topic_question,
     check_unanswerable_question,
-    check_yes_bias,
     current_at,
     day,
 )
@@ -160,17 +160,6 @@ def test_each_question_roles_assembler_patterns_and_judge(t: TrapQuestion) -> No
 
 
 # ---------------------------------------------------------------- hand-written answers
-
-
-@dataclass(frozen=True)
-class Samples:
-    """Answers as a small model might write them (not copied from the records): the current rule, the stale rule,
-    and for a yes/no question the wrong-opening shape: for a "no" question the yes-bias ("Yes, you can …" followed
-    by the current rule), for a "yes" question the no-bias ("No, you can't …" followed by the current rule)."""
-
-    current: str
-    stale: str
-    wrong_opening: str = ""
 
 
 SAMPLES = {
@@ -336,49 +325,14 @@ SAMPLES = {
 def test_every_question_has_samples() -> None:
     assert set(SAMPLES) == set(IDS)
     for t in TRAPS:
-        s = SAMPLES[t.id]
-        assert bool(s.wrong_opening) == (t.yes_no is not None), t.id
-        if t.yes_no:  # the wrong verdict first, as a model with a yes-bias (or a no-bias) writes it
-            wrong, right = ("Yes", "No") if t.yes_no == "no" else ("No", "Yes")
-            assert s.stale.startswith(wrong + ", ") and s.wrong_opening.startswith(wrong + ", "), t.id
-            assert s.current.startswith(right + ". "), t.id
+        check_samples_shape(t, SAMPLES[t.id])
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_the_current_and_the_stale_answer(t: TrapQuestion) -> None:
-    check_sample_answers(t, SAMPLES[t.id].current, SAMPLES[t.id].stale)
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_a_refusal_is_neither(t: TrapQuestion) -> None:
-    j = judge("I do not know; the sources don't say.", t)
-    assert (j.verdict, j.refused) == ("none", True), j.to_dict()
-
-
-YES_NO = [t for t in TRAPS if t.yes_no]
-
-
-@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
-def test_the_wrong_opening_is_stale(t: TrapQuestion) -> None:
-    """The yes-bias on a "no" question and the no-bias on a "yes" one: the reader acts on the opening word, whatever
-    rule follows it (`check_yes_bias` only reads the opening, so it serves both)."""
-    check_yes_bias(t, SAMPLES[t.id].wrong_opening)
-
-
-@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
-def test_bare_verdicts(t: TrapQuestion) -> None:
-    check_bare_verdicts(t, t.yes_no or "")
-
-
-@pytest.mark.parametrize("t", YES_NO, ids=[t.id for t in YES_NO])
-def test_bare_verdicts_both_ways(t: TrapQuestion) -> None:
-    """What `check_bare_verdicts` leaves out: the bare current and stale words in both spellings for either kind
-    (for a "yes" question it tries only "Yes." and "No, you don't."), so a bare "No." is stale on a "yes" question."""
-    right, wrong = ("No", "Yes") if t.yes_no == "no" else ("Yes", "No")
-    for answer in (f"{right}.", f"{right}!", f"{right}, you can't." if right == "No" else f"{right}, you can."):
-        assert judge(answer, t).verdict == "current", answer
-    for answer in (f"{wrong}.", f"{wrong}!", f"{wrong} you can't." if wrong == "No" else f"{wrong} you can."):
-        assert judge(answer, t).verdict == "stale", answer
+def test_judge_reads_each_questions_answers(t: TrapQuestion) -> None:
+    """The current and stale samples, a refusal, and for a yes/no question the wrong opening and the bare verdicts
+    both ways (`check_balanced_answers`)."""
+    check_balanced_answers(t, SAMPLES[t.id])
 
 
 # Other shapes a model writes: other openings, the stale rule negated or marked as outdated, both rules with nothing
