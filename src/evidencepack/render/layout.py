@@ -31,9 +31,9 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   sets, current-correct by hand, none refused, 8 stale); on the 0.5B worse than the default on the fourth and
   fifth sets (9/21 against 12/21, 10/24 against 12/24) and better on the sixth (10/20 against 8/20).
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
-  handles) with the same withholding; on the 0.5B model it beat flat on both sets written blind (29/45 against
-  22/45), but mostly by answering "No": on the fifth set, balanced between "yes" and "no", it got 11/24 (the
-  default 12/24) and answered 8 of the 9 "yes" questions "No".
+  handles) with the same withholding; on the 0.5B model it beat flat on the three sets written blind (38/65
+  against 31/65), but mostly by answering "No": on the fifth and sixth, balanced between "yes" and "no", it
+  answered 15 of the 17 "yes" questions "No" (20/44 current-correct, the default 20/44).
 - `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
   every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
   the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
