@@ -75,13 +75,18 @@ def rows() -> list[dict[str, Any]]:
     return out
 
 
+def _shape(message: str) -> str:
+    """Which shape of the check a finding's message reports."""
+    return "grant" if "granting" in message else "no" if 'with "No"' in message else "yes"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--show", action="store_true", help="print every false alarm")
     args = ap.parse_args()
     found = rows()
-    print("| labels | stale answers flagged | of them a \"No\" | answers read as right flagged (false alarms) "
-          "| precision |")
+    print("| labels | stale answers flagged | by an opening \"Yes\" / a grant / \"No\" | answers read as right flagged "
+          "(false alarms) | precision |")
     print("|---|---|---|---|---|")
     blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
     earlier = [r for r in blocks if r["set"] not in ("fifth", "sixth")]
@@ -98,8 +103,9 @@ def main() -> None:
         tp, fp = c[(True, False, True)], c[(False, True, True)]
         stale, right = tp + c[(True, False, False)], fp + c[(False, True, False)]
         fired = sum(r["fired"] for r in mine)
-        no = sum(r["fired"] and r["hand"] == "stale" and not r["yes"] for r in mine)
-        print(f"| {name} | {tp}/{stale} | {no} | {fp}/{right} | {tp}/{fired} |")
+        shapes = Counter(_shape(r["messages"][0]) for r in mine if r["fired"] and r["hand"] == "stale")
+        print(f"| {name} | {tp}/{stale} | {shapes['yes']} / {shapes['grant']} / {shapes['no']} | {fp}/{right} "
+              f"| {tp}/{fired} |")
     if args.show:
         for r in found:
             if r["fired"] and r["hand"] != "stale":

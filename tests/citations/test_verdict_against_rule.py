@@ -129,3 +129,27 @@ def test_the_rules_own_negations_are_not_what_it_states() -> None:
     denied, stated = polarity("You do not get paid; you are not allowed to clear it. Training is mandatory.")
     assert denied == {"paid", "clear"}
     assert "train" in stated and "paid" not in stated and "clear" not in stated
+
+
+@pytest.mark.parametrize("answer", [
+    "You can rent the SUV for that drive.",
+    "Answer: We can rent an SUV since it is a long drive.",  # after the form's label
+    "You are allowed to rent an SUV [S1].",
+])
+def test_a_grant_without_yes_is_read_as_yes(answer: str) -> None:
+    a = build()
+    verdict = validate_citations(answer, a)
+    (finding,) = [f for f in verdict.findings if f.kind == "verdict_against_rule"]
+    assert "opens by granting" in finding.message
+    note = verdict_note(answer, a, verdict)
+    assert note.startswith(f'This answer says "{answer[finding.start:finding.end].lower()}", but the current rule in')
+    assert note.endswith("before acting on it.") and "reimbursed" not in note
+
+
+@pytest.mark.parametrize("answer", [
+    "You can book a compact car through the travel desk.",  # grants an alternative: no word of the question
+    "You cannot rent an SUV for it.",  # a denial, not a grant
+    "You may not rent an SUV.",
+])
+def test_a_grant_of_something_else_or_a_denial_is_not_read_as_yes(answer: str) -> None:
+    assert kinds(answer) == []

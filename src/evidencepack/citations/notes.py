@@ -156,7 +156,11 @@ def verdict_note(answer: str, assembly: Any, verdict: Verdict) -> str:
     names = [f"{_withheld_label(index.sources[h], index)} [{h}]" for f in found for h in f.sources
              if h in index.sources]
     where = " and ".join(dict.fromkeys(names)) or "the current source"
-    word = answer[found[0].start:found[0].end].capitalize()
+    word = answer[found[0].start:found[0].end]
+    if word.lower() not in ("yes", "no"):  # a grant without the word: "You can take one home"
+        return f"This answer says \"{word.lower()}\", but the current rule in {where} restricts it: read that rule " \
+               "before acting on it."
+    word = word.capitalize()
     against = "restricts it" if word == "Yes" else "states what the answer denies"
     return f"This answer opens with \"{word}\", but the current rule in {where} {against}: read that rule before " \
            f"acting on the {word}."

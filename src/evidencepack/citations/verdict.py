@@ -9,7 +9,8 @@ those records, the sentence closest to the question (`words.closest_sentence`, t
 would show), and flags:
 
 - an opening "Yes" when that sentence restricts: "must not", "may not", "never", "not" before a participle ("not
-  reimbursed"), "prohibited", "forbidden", "banned", "no longer", "only";
+  reimbursed"), "prohibited", "forbidden", "banned", "no longer", "only"; an opening that grants what was asked
+  without the word (a content word of the question in its sentence: "You can take one home") is read as a "Yes";
 - an opening "No" whose sentence denies a word ("you do not get *paid*": the first content word after a negator,
   past "allowed" and its kin) that the rule's sentence states with no negation and no restricting word ("is *paid*
   at the regular rate").
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 
 from ..passes.scan import sentence_spans
 from ..render.guidance import OPENING_VERDICT, verdict_start
-from ..words import STOP_WORDS, WORD, closest_sentence, stem
+from ..words import STOP_WORDS, WORD, closest_sentence, content_words, stem
 from .model import Finding, Sentence, shorten
 from .severities import Severities
 from .source import SourceIndex
@@ -41,6 +42,8 @@ NEGATION_REACH = 4
 _PERMISSION = frozenset(["allowed", "permitted", "able", "supposed", "required", "needed", "okay", "entitled"])
 _AGAINST_YES = ("opens with \"Yes\", but the sentence of [{h}] (current, authoritative) closest to the question "
                 "restricts")
+_AGAINST_GRANT = ("opens by granting (\"{w}\"), but the sentence of [{h}] (current, authoritative) closest to the "
+                  "question restricts")
 _AGAINST_NO = ("opens with \"No\" and denies what the sentence of [{h}] (current, authoritative) closest to the "
                "question states")
 
@@ -62,6 +65,11 @@ def deciding_rule(index: SourceIndex) -> tuple[str, str] | None:
     return closest_sentence(question, (candidate(h) for h in deciders))
 
 
+#: An opening that grants without saying "Yes" ("You can take one home", "We may load it"): read as a "Yes".
+IMPLICIT_YES = re.compile(r"\W*(?:you|we|i|he|she|they)\s+((?:can|may|could)|(?:are|is|am) allowed to)\b(?!\s+not\b)",
+                          re.IGNORECASE)
+
+
 def opening_verdict(text: str) -> re.Match[str] | None:
     """The opening "yes" or "no" of an answer (group 1), after an answer form's lead line and an answer label."""
     return OPENING_VERDICT.match(text, verdict_start(text))
@@ -71,6 +79,16 @@ def opens_with_yes(text: str) -> re.Match[str] | None:
     """The opening "Yes" of an answer, else None."""
     found = opening_verdict(text)
     return found if found is not None and found.group(1).lower() == "yes" else None
+
+
+def _granted(text: str, question: str) -> re.Match[str] | None:
+    """An opening grant without "Yes" ("You can take one home") whose sentence shares a content word with the
+    question: it grants what was asked, not an alternative ("You can book a compact car" to "Can I rent an SUV?")."""
+    found = IMPLICIT_YES.match(text, verdict_start(text))
+    if found is None:
+        return None
+    sentence = re.split(r"[.!?\n]", text[found.end():], maxsplit=1)[0]
+    return found if content_words(sentence) & content_words(question) else None
 
 
 def polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -100,7 +118,7 @@ def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceInde
     level = levels.verdict_against_rule
     if level == "off":
         return ()
-    opening = opening_verdict(text)
+    opening = opening_verdict(text) or _granted(text, index.question)
     if opening is None:
         return ()
     found = deciding_rule(index)
@@ -109,10 +127,11 @@ def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceInde
     handle, rule = found
     at = next((s for s in sentences if s.start <= opening.start(1) < s.end), None)
     restricts = RESTRICTS.search(rule) is not None
-    if opening.group(1).lower() == "yes":
+    word = opening.group(1).lower()
+    if word != "no":  # "yes", or a grant without it ("you can")
         if not restricts:
             return ()
-        why = _AGAINST_YES
+        why = _AGAINST_YES if word == "yes" else _AGAINST_GRANT
     else:
         denied = polarity(text[opening.end(1):at.end if at else len(text)])[0]
         if restricts or not denied & polarity(rule)[1]:
@@ -120,5 +139,6 @@ def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceInde
         why = _AGAINST_NO
     index_of = at.index if at else 0
     return (Finding("verdict_against_rule", level,
-                    f"sentence {index_of + 1} {why.format(h=handle)}: \"{shorten(' '.join(rule.split()), 100)}\"",
+                    f"sentence {index_of + 1} {why.format(h=handle, w=word)}: "
+                    f"\"{shorten(' '.join(rule.split()), 100)}\"",
                     index_of, opening.start(1), opening.end(1), sources=(handle,)),)
