@@ -24,7 +24,6 @@ from typing import Any
 
 from evidencepack.citations import validate_citations
 from evidencepack.citations.severities import Severities
-from evidencepack.citations.verdict import opens_with_yes
 from evidencepack.data import corpus as bundled_corpus
 from evidencepack.eval.backends import Sampling
 from evidencepack.eval.datasets import load_traps
@@ -70,7 +69,6 @@ def rows() -> list[dict[str, Any]]:
                                      severities=ONLY)
         out.append({"set": lab["set"], "model": lab["model"], "condition": lab["condition"],
                     "question": lab["question"], "hand": lab["hand"], "fired": bool(verdict.findings),
-                    "yes": opens_with_yes(row["answer"]) is not None,
                     "answer": row["answer"], "messages": [f.message for f in verdict.findings]})
     return out
 

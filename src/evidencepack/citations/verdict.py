@@ -75,12 +75,6 @@ def opening_verdict(text: str) -> re.Match[str] | None:
     return OPENING_VERDICT.match(text, verdict_start(text))
 
 
-def opens_with_yes(text: str) -> re.Match[str] | None:
-    """The opening "Yes" of an answer, else None."""
-    found = opening_verdict(text)
-    return found if found is not None and found.group(1).lower() == "yes" else None
-
-
 def _granted(text: str, question: str) -> re.Match[str] | None:
     """An opening grant without "Yes" ("You can take one home") whose sentence shares a content word with the
     question: it grants what was asked, not an alternative ("You can book a compact car" to "Can I rent an SUV?")."""
