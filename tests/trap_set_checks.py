@@ -51,14 +51,21 @@ class TopicSet:
     unanswerable: tuple[TrapQuestion, ...]
 
     @classmethod
-    def load(cls, corpus: Path, traps: Path, unanswerable: Path) -> TopicSet:
-        records = load_jsonl(corpus)
-        return cls(tuple(records), tuple(load_traps(traps, corpus=records)),
-                   tuple(load_traps(unanswerable, corpus=records)))
+    def named(cls, stem: str) -> TopicSet:
+        """The set in `tests/data/` as `{stem}_corpus.jsonl`, `{stem}_traps.jsonl` and
+        `unanswerable_{stem}_traps.jsonl`."""
+        data = Path(__file__).parent / "data"
+        records = load_jsonl(data / f"{stem}_corpus.jsonl")
+        return cls(tuple(records), tuple(load_traps(data / f"{stem}_traps.jsonl", corpus=records)),
+                   tuple(load_traps(data / f"unanswerable_{stem}_traps.jsonl", corpus=records)))
 
     @cached_property
     def by_id(self) -> dict[str, Record]:
         return {r.id: r for r in self.corpus}
+
+    @cached_property
+    def by_question(self) -> dict[str, TrapQuestion]:
+        return {t.id: t for t in (*self.traps, *self.unanswerable)}
 
     def roles(self, t: TrapQuestion) -> tuple[Record, list[Record], list[Record]]:
         """(current record, stale records, distractors) of a question, by its gold record's topic."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -50,13 +49,9 @@ from trap_set_checks import (
     day,
 )
 
-DATA = Path(__file__).parents[1] / "data"
-SET = TopicSet.load(DATA / "holdout4_corpus.jsonl", DATA / "holdout4_traps.jsonl",
-                    DATA / "unanswerable_holdout4_traps.jsonl")
+SET = TopicSet.named("holdout4")
 CORPUS, BY_ID, TRAPS, UNANSWERABLE = SET.corpus, SET.by_id, SET.traps, SET.unanswerable
-IDS = [t.id for t in TRAPS]
-TRAP_BY_ID = {t.id: t for t in TRAPS}
-U_IDS = [t.id for t in UNANSWERABLE]
+IDS, U_IDS, TRAP_BY_ID = [t.id for t in TRAPS], [t.id for t in UNANSWERABLE], SET.by_question
 _roles, _never_expiring_informal_trap = SET.roles, SET.never_expiring_informal_trap
 
 

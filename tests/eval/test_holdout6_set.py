@@ -43,7 +43,6 @@ model answer (docs/eval-results/). Run them with
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -63,13 +62,9 @@ from trap_set_checks import (
     day,
 )
 
-DATA = Path(__file__).parents[1] / "data"
-SET = TopicSet.load(DATA / "holdout6_corpus.jsonl", DATA / "holdout6_traps.jsonl",
-                    DATA / "unanswerable_holdout6_traps.jsonl")
+SET = TopicSet.named("holdout6")
 CORPUS, BY_ID, TRAPS, UNANSWERABLE = SET.corpus, SET.by_id, SET.traps, SET.unanswerable
-IDS = [t.id for t in TRAPS]
-TRAP_BY_ID = {t.id: t for t in TRAPS}
-U_IDS = [t.id for t in UNANSWERABLE]
+IDS, U_IDS, TRAP_BY_ID = [t.id for t in TRAPS], [t.id for t in UNANSWERABLE], SET.by_question
 _roles, _never_expiring_informal_trap = SET.roles, SET.never_expiring_informal_trap
 
 
