@@ -14,7 +14,7 @@ from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import OptionError
 from evidencepack.options import Options
 from evidencepack.render import read_blocks
-from evidencepack.render.guidance import ANSWER_FORMS, EXAMPLE, REMINDER, SCAFFOLD
+from evidencepack.render.guidance import ANSWER_FORMS, EXAMPLE, REMINDER, RULE_FORM, SCAFFOLD, STATED_EXCEPTIONS
 from evidencepack.tokens.tokenizers import get_tokenizer
 from flat import grouped
 from reached import count_reached, reached
@@ -70,6 +70,37 @@ def test_reminder_and_scaffold_come_after_the_question_last() -> None:
     tail = a.user.split(f"Question: {QUESTION}", 1)[1]
     assert tail == "\n\n" + REMINDER.substitute(prefix="S") + "\n\n" + SCAFFOLD.substitute(prefix="S")
     assert a.report.budget["question"] > demo().report.budget["question"]
+
+
+@pytest.mark.parametrize("fmt", ["compact", "flat"])
+def test_stated_exceptions_follows_the_question_before_any_answer_form_in_every_format(fmt: str, tmp_path,
+                                                                                       capsys) -> None:
+    """The one variant that names no handle, so the flat format (the `small` preset) takes it too; an answer
+    form stays the last thing the model reads. Counted with the question, and re-run from its settings."""
+    form = {"rule_form": True} if fmt != "flat" else {}
+    a, plain = demo(format=fmt, stated_exceptions=True, **form), demo(format=fmt, **form)
+    tail = a.user.split(f"Question: {QUESTION}", 1)[1]
+    assert tail == "\n\n" + STATED_EXCEPTIONS + ("\n\n" + RULE_FORM.substitute(prefix="S") if form else "")
+    assert a.user.replace("\n\n" + STATED_EXCEPTIONS, "", 1) == plain.user and a.system == plain.system
+    assert a.report.budget["question"] > plain.report.budget["question"]
+    assert a.report.budget["prompt_tokens"] == TOK.count(a.system) + TOK.count(a.user)
+    assert (a.report.settings["stated_exceptions"], plain.report.settings["stated_exceptions"]) == (True, False)
+    again = assemble(RECORDS, QUESTION, boundary_key=DEMO_KEY, **Options.kwargs_from_settings(a.report.settings))
+    assert again.prompt == a.prompt
+    assert Layout.preset("small").with_variants("stated-exceptions").stated_exceptions is True
+
+    import json
+
+    from evidencepack.cli import main
+
+    assert main(["demo", "--records"]) == 0
+    path = tmp_path / "r.jsonl"
+    path.write_text(capsys.readouterr().out)
+    assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", "--format", fmt,
+                 "--stated-exceptions"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["report"]["settings"]["stated_exceptions"] is True
+    assert STATED_EXCEPTIONS in out["messages"][-1]["content"]
 
 
 def test_example_goes_to_the_system_prompt_in_the_scaffold_form_when_both_are_on() -> None:

@@ -19,6 +19,11 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
   had just written followed a detail of the question (a parent in the water, a shift off the schedule) instead.
   On a set written after it, the 1.5B tied `rule_form` (it mended those answers and invented exceptions in
   others) and the 0.5B lost 3 of 20, so it is opt-in.
+- `stated_exceptions`: one sentence after the question, in every format: the rule applies as written, and a
+  circumstance in the question changes the answer only if the source names it as an exception. The 1.5B model's
+  stale answers under `rule_form` mostly followed such a circumstance (who was present, how long it had been) over
+  the rule it had just written; unlike `exception_form` it asks for no line the model must fill, so nothing invites
+  an invented exception.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
@@ -57,6 +62,8 @@ QUOTE_FORM = Template(
     "its handle, such as [${prefix}1]>\n"
     "Answer: <the answer to the question, as that sentence decides it>")
 
+STATED_EXCEPTIONS = ("Answer as the rule is written: a circumstance in the question changes the answer only if the "
+                     "source itself names it as an exception.")
 
 EXCEPTION_FORM = Template(
     "Reply in this form:\n"
@@ -126,11 +133,14 @@ EXAMPLE = Template(
     "10 pm, but it is an informal post that has expired; ${prefix}2 is current and authoritative.")
 
 
-def after_question(prefix: str, *, reminder: bool, answer_form: str | None, rule_first: bool = False) -> str:
-    """The text that follows the question (empty when every variant is off), with its leading break."""
+def after_question(prefix: str, *, reminder: bool, answer_form: str | None, rule_first: bool = False,
+                   stated_exceptions: bool = False) -> str:
+    """The text that follows the question (empty when every variant is off), with its leading break; an answer
+    form comes last, so it is what the model reads just before it answers."""
     form = ANSWER_FORMS[answer_form].template if answer_form is not None else None
-    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (RULE_FIRST, rule_first))
-             if on] + ([form.substitute(prefix=prefix)] if form is not None else [])
+    parts = [t.substitute(prefix=prefix) for t, on in ((REMINDER, reminder), (RULE_FIRST, rule_first)) if on]
+    parts += [STATED_EXCEPTIONS] if stated_exceptions else []
+    parts += [form.substitute(prefix=prefix)] if form is not None else []
     return "".join("\n\n" + p for p in parts)
 
 

@@ -146,6 +146,9 @@ class Layout:
     rule_first: bool = option(False, "after the question, ask for the current authoritative source's rule, with "
                               "its handle, before any verdict (against the yes-bias of small models on yes/no "
                               "questions)", cli="switch")
+    stated_exceptions: bool = option(False, "after the question, in every format: answer as the rule is written; a "
+                                     "circumstance in the question changes the answer only if the source names "
+                                     "it as an exception", cli="switch")
     show_rule: bool = option(False, "after the question, quote the sentence of a conflict group's current "
                              "authoritative source that shares most words with the question, with its handle (the "
                              "assembler points at the rule that decides, against the yes-bias of small models)",
@@ -191,7 +194,7 @@ class Layout:
         if self.answer_form is not None:
             check_choice("answer_form", self.answer_form, ANSWER_FORMS)
         for name in ("conflict_notice", "reminder", "example", "neutralise_question", "mention_withheld",
-                     "rule_first", "show_rule"):
+                     "rule_first", "show_rule", "stated_exceptions"):
             check_bool(name, getattr(self, name))
         check_number("conflict_embedding_threshold", self.conflict_embedding_threshold, low=-1.0, high=1.0,
                      optional=True)
@@ -276,11 +279,13 @@ class Layout:
         return text + example(self.handle_prefix, scaffold=scaffold) if self.example else text
 
     def after_question(self) -> str:
-        """What follows the question: the reminder and the scaffold, when on."""
+        """What follows the question: the variants that are on (in the flat format only `stated_exceptions`,
+        the one that names no handle)."""
         if not self.has_blocks:
-            return ""
+            return after_question(self.handle_prefix, reminder=False, answer_form=None,
+                                  stated_exceptions=self.stated_exceptions)
         return after_question(self.handle_prefix, reminder=self.reminder, answer_form=self.answer_form,
-                              rule_first=self.rule_first)
+                              rule_first=self.rule_first, stated_exceptions=self.stated_exceptions)
 
 
 #: Prompt variants by name (the eval harness's `+variant` parts): each switches on options of the layout.
@@ -301,6 +306,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "show-rule": {"show_rule": True},  # the assembler quotes the current source's sentence closest to the question
     "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
     "exception-form": {"answer_form": "exception_form"},  # the rule, what it says of the question's situation, answer
+    "stated-exceptions": {"stated_exceptions": True},  # only an exception the source names changes its rule
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
     "datamark": {"marking": "datamark"},  # spotlighting: a marker through every space of record text
