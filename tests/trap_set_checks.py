@@ -80,6 +80,99 @@ class TopicSet:
         return trap.authority == "informal" and trap.valid_until is None
 
 
+@dataclass(frozen=True)
+class BalancedShape:
+    """The counts a set balanced between "yes" and "no" promises in its docstring, checked in one place: a new set
+    states its numbers here and its test file calls the four checks. `None` leaves a count unchecked."""
+
+    questions: int
+    per_verdict: int  # "no" questions, and as many "yes" ones
+    open: int
+    never_expiring_informal_traps: int
+    superseded_traps: int
+    corpus: tuple[int, int]  # fewest and most records
+    informal: int
+    never_expiring_informal: int
+    superseded: int
+    other_authoritative: int  # authoritative records that are no question's gold
+    gold_seats: tuple[int, int, int, int, int]  # questions with the gold record at seat 1..5
+    trap_at_seat_1: int
+    trap_before_gold: int
+    expired_informal_traps: int | None = None
+    no_seats_vary: bool = False  # also the "no" questions' gold records sit at 3 or more seats
+
+    def check_questions(self, s: TopicSet) -> None:
+        """Counts by kind, and each yes/no question's summaries and opening-verdict patterns agree with `yes_no`."""
+        traps, by_id = s.traps, s.by_id
+        assert len(traps) == self.questions and len({t.id for t in traps}) == len(traps)
+        kinds = [t.yes_no or "open" for t in traps]
+        # as many "yes" as "no": a model that always says "no" (or always "yes") gets half of them wrong
+        assert kinds.count("no") == kinds.count("yes") == self.per_verdict
+        assert kinds.count("open") == self.open
+        assert sum(s.never_expiring_informal_trap(t) for t in traps) == self.never_expiring_informal_traps
+        assert sum(by_id[t.trap or ""].authority == "superseded" for t in traps) == self.superseded_traps
+        if self.expired_informal_traps is not None:
+            assert sum(by_id[t.trap or ""].authority == "informal" and by_id[t.trap or ""].valid_until is not None
+                       for t in traps) == self.expired_informal_traps
+        for t, kind in zip(traps, kinds, strict=True):
+            assert t.as_of.startswith("2026-"), t.id
+            assert t.current_value and t.stale_value, t.id
+            if kind == "open":
+                assert t.verdict_word is None, t.id
+                continue
+            assert t.verdict_word == kind and t.current_value.startswith(kind + ";"), t.id
+            assert t.stale_value.startswith("yes" if kind == "no" else "no"), t.id
+            assert (NO if kind == "no" else YES) in t.current and (YES if kind == "no" else NO) in t.stale, t.id
+        assert len({t.as_of for t in traps}) == len(traps)  # the dates vary
+
+    def check_corpus(self, s: TopicSet) -> None:
+        """Record counts by kind, every field filled, superseded versions ended before every question that
+        retrieves them, and every record retrieved by some question."""
+        corpus, by_id = s.corpus, s.by_id
+        assert self.corpus[0] <= len(corpus) <= self.corpus[1]
+        assert {r.authority for r in corpus} == {"authoritative", "informal", "superseded"}
+        assert all(r.topic and r.doc and r.section and r.url and r.source_system and r.date for r in corpus)
+        assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in corpus), "texts of 1-4 sentences"
+        for t in [*s.traps, *s.unanswerable]:
+            for r in (by_id[i] for i in t.records if by_id[i].authority == "superseded"):
+                assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
+        informal = [r for r in corpus if r.authority == "informal"]
+        assert len(informal) == self.informal
+        assert sum(r.valid_until is None for r in informal) == self.never_expiring_informal
+        assert sum(r.authority == "superseded" for r in corpus) == self.superseded
+        golds = {t.gold for t in s.traps}
+        assert len(golds) == self.questions
+        assert sum(r.authority == "authoritative" and r.id not in golds for r in corpus) == self.other_authoritative
+        assert {i for t in [*s.traps, *s.unanswerable] for i in t.records} == set(by_id)
+
+    def check_seats(self, s: TopicSet) -> None:
+        """The gold record is not always first, nor always first among the "yes" questions; the trap mostly
+        comes before it."""
+        gold_seats = [t.records.index(t.gold or "") + 1 for t in s.traps]
+        trap_seats = [t.records.index(t.trap or "") + 1 for t in s.traps]
+        assert tuple(gold_seats.count(n) for n in (1, 2, 3, 4, 5)) == self.gold_seats
+        assert trap_seats.count(1) == self.trap_at_seat_1
+        assert sum(trap < gold for trap, gold in zip(trap_seats, gold_seats, strict=True)) == self.trap_before_gold
+        for kind in ("yes", "no") if self.no_seats_vary else ("yes",):
+            assert len({g for g, t in zip(gold_seats, s.traps, strict=True) if t.yes_no == kind}) >= 3, kind
+
+
+def check_stale_kinds(s: TopicSet, *, both_sides: bool = True) -> None:
+    """Every kind of stale source appears (superseded, expired informal, never-expiring informal); with
+    `both_sides`, never-expiring informal and superseded traps on both "no" and "yes" questions, so neither kind
+    of question is only ever trapped one way."""
+    kinds = set()
+    for t in s.traps:
+        for r in s.roles(t)[1]:
+            end = day(r.valid_until)
+            kinds.add((r.authority, end is not None and end < as_of(t)))  # type: ignore[operator]
+    assert {("superseded", True), ("informal", True), ("informal", False)} <= kinds
+    for kind in ("no", "yes") if both_sides else ():
+        traps = [s.by_id[t.trap or ""] for t in s.traps if t.yes_no == kind]
+        assert any(r.authority == "informal" and r.valid_until is None for r in traps), kind
+        assert any(r.authority == "superseded" for r in traps), kind
+
+
 def check_question_roles(t: TrapQuestion, gold: Record, stale: Sequence[Record], others: Sequence[Record]) -> None:
     """The gold record is authoritative and in force at the question's date; 1-2 stale records, each informal,
     superseded (and ended), expired or not yet valid; 1-2 distractors, each on its own subject, authoritative and in

@@ -48,102 +48,46 @@ model answer (docs/eval-results/). Run them with
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from evidencepack.eval.datasets import TrapQuestion
 from evidencepack.eval.judge import judge
 from trap_set_checks import (
-    NO,
-    YES,
+    BalancedShape,
     Samples,
     TopicSet,
-    as_of,
     check_balanced_answers,
     check_samples_shape,
+    check_stale_kinds,
     check_topic_question,
     check_unanswerable_question,
-    current_at,
-    day,
 )
 
 SET = TopicSet.named("holdout5")
-CORPUS, BY_ID, TRAPS, UNANSWERABLE = SET.corpus, SET.by_id, SET.traps, SET.unanswerable
+SHAPE = BalancedShape(questions=24, per_verdict=9, open=6, never_expiring_informal_traps=13, superseded_traps=10,
+                      corpus=(50, 60), informal=15, never_expiring_informal=13, superseded=11, other_authoritative=10,
+                      gold_seats=(4, 6, 8, 5, 1), trap_at_seat_1=17, trap_before_gold=19)
+TRAPS, UNANSWERABLE = SET.traps, SET.unanswerable
 IDS, U_IDS, TRAP_BY_ID = [t.id for t in TRAPS], [t.id for t in UNANSWERABLE], SET.by_question
-_roles, _never_expiring_informal_trap = SET.roles, SET.never_expiring_informal_trap
 
 
 # ---------------------------------------------------------------- shape
 
 
 def test_set_shape_and_counts() -> None:
-    assert len(TRAPS) == 24 and len(set(IDS)) == len(IDS)
-    kinds = [t.yes_no or "open" for t in TRAPS]
-    # as many "yes" as "no": a model that always says "no" (or always "yes") gets half the yes/no questions wrong
-    assert kinds.count("no") == kinds.count("yes") == 9
-    assert kinds.count("open") == 6
-    assert sum(_never_expiring_informal_trap(t) for t in TRAPS) == 13
-    assert sum(BY_ID[t.trap or ""].authority == "superseded" for t in TRAPS) == 10
-    for t, kind in zip(TRAPS, kinds, strict=True):
-        assert t.as_of.startswith("2026-"), t.id
-        assert t.current_value and t.stale_value, t.id
-        if kind == "open":
-            assert t.verdict_word is None, t.id
-            continue
-        # the one-line summaries and the opening-verdict patterns agree with `yes_no`
-        assert t.verdict_word == kind and t.current_value.startswith(kind + ";"), t.id
-        assert t.stale_value.startswith("yes" if kind == "no" else "no"), t.id
-        assert (NO if kind == "no" else YES) in t.current and (YES if kind == "no" else NO) in t.stale, t.id
-    assert len({t.as_of for t in TRAPS}) == len(TRAPS)  # the dates vary
+    SHAPE.check_questions(SET)
 
 
 def test_corpus_shape() -> None:
-    assert 50 <= len(CORPUS) <= 60
-    assert {r.authority for r in CORPUS} == {"authoritative", "informal", "superseded"}
-    assert all(r.topic and r.doc and r.section and r.url and r.source_system and r.date for r in CORPUS)
-    assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in CORPUS), "texts of 1-4 sentences"
-    for t in [*TRAPS, *UNANSWERABLE]:  # superseded versions ended before the date of every question retrieving them
-        for r in (BY_ID[i] for i in t.records if BY_ID[i].authority == "superseded"):
-            assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
-    informal = [r for r in CORPUS if r.authority == "informal"]
-    assert sum(r.valid_until is None for r in informal) == 13 and len(informal) == 15
-    assert sum(r.authority == "superseded" for r in CORPUS) == 11
-    golds = {t.gold for t in TRAPS}
-    assert len(golds) == 24
-    assert sum(r.authority == "authoritative" and r.id not in golds for r in CORPUS) == 10
-    # every record is retrieved by some question
-    used = {i for t in [*TRAPS, *UNANSWERABLE] for i in t.records}
-    assert used == set(BY_ID)
+    SHAPE.check_corpus(SET)
 
 
 def test_seats_vary() -> None:
-    gold_seats = [t.records.index(t.gold or "") + 1 for t in TRAPS]
-    trap_seats = [t.records.index(t.trap or "") + 1 for t in TRAPS]
-    assert [gold_seats.count(n) for n in (1, 2, 3, 4, 5)] == [4, 6, 8, 5, 1]
-    assert trap_seats.count(1) == 17
-    assert sum(trap < gold for trap, gold in zip(trap_seats, gold_seats, strict=True)) == 19
-    # the gold record is not always first, and not always first among yes-answered questions either
-    yes_seats = [s for s, t in zip(gold_seats, TRAPS, strict=True) if t.yes_no == "yes"]
-    assert len(set(yes_seats)) >= 3
+    SHAPE.check_seats(SET)
 
 
-def test_every_kind_of_stale_source_appears() -> None:
-    kinds = set()
-    for t in TRAPS:
-        for r in _roles(t)[1]:
-            end = day(r.valid_until)
-            kinds.add((r.authority, end is not None and end < as_of(t)))  # type: ignore[operator]
-    assert {("superseded", True), ("informal", True), ("informal", False)} <= kinds
-
-
-def test_every_kind_of_trap_appears_on_both_sides() -> None:
-    """Informal never-expiring traps and superseded ones on both "no" and "yes" questions, so neither kind of
-    question is only ever trapped one way."""
-    for kind in ("no", "yes"):
-        traps = [BY_ID[t.trap or ""] for t in TRAPS if t.yes_no == kind]
-        assert any(r.authority == "informal" and r.valid_until is None for r in traps), kind
-        assert any(r.authority == "superseded" for r in traps), kind
+def test_every_kind_of_stale_source_appears_and_traps_both_sides() -> None:
+    check_stale_kinds(SET)
 
 
 @pytest.mark.parametrize("t", TRAPS, ids=IDS)
