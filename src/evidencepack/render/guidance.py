@@ -22,8 +22,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
 - `stated_exceptions`: one sentence after the question, in every format: the rule applies as written, and a
   circumstance in the question changes the answer only if the source names it as an exception. The 1.5B model's
   stale answers under `rule_form` mostly followed such a circumstance (who was present, how long it had been) over
-  the rule it had just written; unlike `exception_form` it asks for no line the model must fill, so nothing invites
-  an invented exception.
+  the rule it had just written; unlike `exception_form` it asks for no line the model must fill. On a set written
+  after it, it lost: the 1.5B read it as "the answer is no" (6 of 8 "yes" questions answered "No" under `small`,
+  3 stale against 1 under `rule_form`) and the 0.5B echoed it in place of an answer, so it is opt-in.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
