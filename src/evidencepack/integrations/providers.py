@@ -147,10 +147,8 @@ def ask(client: SyncClient, assembly: Assembly, *, model: str, attempts: int = 2
     create call unchanged.
     """
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
-                                         unsupported_value=unsupported_value),
-                    attribute=attribute, repair=repair or default_repair(reassemble))
+    policy = _policy(attempts, regenerate_on, severities, uncited, stale_only, unsupported_value, attribute, repair,
+                     reassemble)
     return answer(assembly, call.complete, policy=policy, reassemble=reassemble)
 
 
@@ -162,10 +160,8 @@ async def ask_async(client: AsyncClient, assembly: Assembly, *, model: str, atte
                     **create: Any) -> Answered:
     """`ask` with `AsyncOpenAI` or `AsyncAnthropic` (`reassemble` stays a plain function)."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
-                                         unsupported_value=unsupported_value),
-                    attribute=attribute, repair=repair or default_repair(reassemble))
+    policy = _policy(attempts, regenerate_on, severities, uncited, stale_only, unsupported_value, attribute, repair,
+                     reassemble)
     return await answer_async(assembly, call.acomplete, policy=policy, reassemble=reassemble)
 
 
@@ -177,10 +173,8 @@ def ask_stream(client: SyncClient, assembly: Assembly, *, model: str, attempts: 
                **create: Any) -> Iterator[Event]:
     """`ask`, streamed: `Delta` text, `Flagged` findings as soon as a bad handle closes, then `Done`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=False)
-    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
-                                         unsupported_value=unsupported_value),
-                    attribute=attribute, repair=repair or default_repair(reassemble))
+    policy = _policy(attempts, regenerate_on, severities, uncited, stale_only, unsupported_value, attribute, repair,
+                     reassemble)
     return answer_stream(assembly, call.stream, policy=policy, reassemble=reassemble)
 
 
@@ -192,11 +186,19 @@ def ask_stream_async(client: AsyncClient, assembly: Assembly, *, model: str, att
                      **create: Any) -> AsyncIterator[Event]:
     """`ask_stream` with an async client: `async for event in ask_stream_async(...)`."""
     call = _Call(client, assembly, model, max_tokens, create, want_async=True)
-    policy = Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
-                    severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
-                                         unsupported_value=unsupported_value),
-                    attribute=attribute, repair=repair or default_repair(reassemble))
+    policy = _policy(attempts, regenerate_on, severities, uncited, stale_only, unsupported_value, attribute, repair,
+                     reassemble)
     return answer_stream_async(assembly, call.astream, policy=policy, reassemble=reassemble)
+
+
+def _policy(attempts: int, regenerate_on: Iterable[str], severities: Severities | Mapping[str, Severity] | None,
+            uncited: Severity, stale_only: Severity, unsupported_value: Severity, attribute: bool,
+            repair: Repair | None, reassemble: Reassemble | None) -> Policy:
+    """The loop's policy from the keywords every `ask*` entry point takes (one place, four entry points)."""
+    return Policy(attempts=attempts, regenerate_on=tuple(regenerate_on),
+                  severities=severities_of(severities, uncited=uncited, stale_only=stale_only,
+                                           unsupported_value=unsupported_value),
+                  attribute=attribute, repair=repair or default_repair(reassemble))
 
 
 class _Call:
