@@ -180,6 +180,9 @@ CANADA = parse_trap({**BASE, "neighbour": [r"72 cents"]})
     ("No. The sources do not mention Canada.", "invented"),  # the opening "No" is what the reader acts on
     ("Yes, the same rate applies; the sources do not say otherwise.", "invented"),
     ("No, the sources do not mention a rate for Canada.", "abstained"),  # the opening sentence is the refusal
+    # the `rule_or_none` form filled in both ways: "none" and the refusal, or a rule and the figure it carries over
+    ('Rule: none\nAnswer: The sources do not answer it.', "abstained"),
+    ('Rule: [S1] pays 72 cents per mile.\nAnswer: 72 cents per mile for Canada.', "invented"),
 ])
 def test_unanswerable_verdicts(answer: str, verdict: str) -> None:
     assert judge(answer, CANADA).verdict == verdict

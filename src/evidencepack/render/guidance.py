@@ -19,6 +19,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
   had just written followed a detail of the question (a parent in the water, a shift off the schedule) instead.
   On a set written after it, the 1.5B tied `rule_form` (it mended those answers and invented exceptions in
   others) and the 0.5B lost 3 of 20, so it is opt-in.
+- `rule_or_none`: the rule form whose rule line offers "none" when no source says what is asked, and whose answer
+  line then says the sources do not answer it: under every layout measured, neither small model said it did not
+  know when no record answered (it carried over a neighbouring figure instead).
 - `stated_exceptions`: one sentence after the question, in every format: the rule applies as written, and a
   circumstance in the question changes the answer only if the source names it as an exception. The 1.5B model's
   stale answers under `rule_form` mostly followed such a circumstance (who was present, how long it had been) over
@@ -63,6 +66,13 @@ QUOTE_FORM = Template(
     "its handle, such as [${prefix}1]>\n"
     "Answer: <the answer to the question, as that sentence decides it>")
 
+RULE_OR_NONE = Template(
+    "Reply in this form:\n"
+    "Rule: <what the current, authoritative source says on exactly what is asked, with its handle, such as "
+    "[${prefix}1]; or \"none\" if no source says it>\n"
+    "Answer: <the answer to the question, as that rule decides it; if the rule is \"none\", say the sources do "
+    "not answer it>")
+
 STATED_EXCEPTIONS = ("Answer as the rule is written: a circumstance in the question changes the answer only if the "
                      "source itself names it as an exception.")
 
@@ -101,6 +111,10 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
                                  "rule with its handle, what it says about the particular situation in the question, "
                                  "then the answer as the rule decides it for that situation", EXCEPTION_FORM,
                                  leads=("Rule", "Exception")),
+    "rule_or_none": AnswerForm("--rule-or-none", "ask for an answer form: the current authoritative source's rule "
+                               "with its handle, or \"none\" when no source says it, then the answer as that rule "
+                               "decides it (the sources do not answer it, for \"none\")", RULE_OR_NONE,
+                               leads=("Rule",)),
 }
 
 #: An answer's opening lines that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in

@@ -139,8 +139,8 @@ class Layout:
         None, "an answer form after the question: scaffold (the answer with handles, then a line naming "
         "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources), "
         "rule_form (the current source's rule, then the answer), quote_form (the deciding sentence copied, "
-        "then the answer) or exception_form (the rule, what it says about the question's situation, then the "
-        "answer)",
+        "then the answer), exception_form (the rule, what it says about the question's situation, then the "
+        "answer) or rule_or_none (the rule, or \"none\" when no source says it, then the answer)",
         cli="consts", consts=tuple((form.flag, name, form.help) for name, form in FORMS.items()),
         write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
@@ -307,6 +307,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "show-rule": {"show_rule": True},  # the assembler quotes the current source's sentence closest to the question
     "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
     "exception-form": {"answer_form": "exception_form"},  # the rule, what it says of the question's situation, answer
+    "rule-or-none": {"answer_form": "rule_or_none"},  # the rule form, with "none" offered when no source says it
     "stated-exceptions": {"stated_exceptions": True},  # only an exception the source names changes its rule
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
