@@ -80,6 +80,20 @@ class TopicSet:
         return trap.authority == "informal" and trap.valid_until is None
 
 
+def check_summaries_agree(t: TrapQuestion) -> None:
+    """A 2026 question with both one-line summaries; for a yes/no question the summaries and the opening-verdict
+    patterns agree with `yes_no`, and an open question has no verdict word."""
+    kind = t.yes_no or "open"
+    assert t.as_of.startswith("2026-"), t.id
+    assert t.current_value and t.stale_value, t.id
+    if kind == "open":
+        assert t.verdict_word is None, t.id
+        return
+    assert t.verdict_word == kind and t.current_value.startswith(kind + ";"), t.id
+    assert t.stale_value.startswith("yes" if kind == "no" else "no"), t.id
+    assert (NO if kind == "no" else YES) in t.current and (YES if kind == "no" else NO) in t.stale, t.id
+
+
 @dataclass(frozen=True)
 class BalancedShape:
     """The counts a set balanced between "yes" and "no" promises in its docstring, checked in one place: a new set
@@ -114,15 +128,8 @@ class BalancedShape:
         if self.expired_informal_traps is not None:
             assert sum(by_id[t.trap or ""].authority == "informal" and by_id[t.trap or ""].valid_until is not None
                        for t in traps) == self.expired_informal_traps
-        for t, kind in zip(traps, kinds, strict=True):
-            assert t.as_of.startswith("2026-"), t.id
-            assert t.current_value and t.stale_value, t.id
-            if kind == "open":
-                assert t.verdict_word is None, t.id
-                continue
-            assert t.verdict_word == kind and t.current_value.startswith(kind + ";"), t.id
-            assert t.stale_value.startswith("yes" if kind == "no" else "no"), t.id
-            assert (NO if kind == "no" else YES) in t.current and (YES if kind == "no" else NO) in t.stale, t.id
+        for t in traps:
+            check_summaries_agree(t)
         assert len({t.as_of for t in traps}) == len(traps)  # the dates vary
 
     def check_corpus(self, s: TopicSet) -> None:
