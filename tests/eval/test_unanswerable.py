@@ -183,6 +183,9 @@ CANADA = parse_trap({**BASE, "neighbour": [r"72 cents"]})
     # the `rule_or_none` form filled in both ways: "none" and the refusal, or a rule and the figure it carries over
     ('Rule: none\nAnswer: The sources do not answer it.', "abstained"),
     ('Rule: [S1] pays 72 cents per mile.\nAnswer: 72 cents per mile for Canada.', "invented"),
+    ("Rule: none\nAnswer: none", "abstained"),  # the form's own word for declining
+    ("Rule: none\n**Answer:** None.", "abstained"),
+    ("Rule: none\nAnswer: none of the rates apply; use 72 cents per mile.", "invented"),
 ])
 def test_unanswerable_verdicts(answer: str, verdict: str) -> None:
     assert judge(answer, CANADA).verdict == verdict
@@ -206,6 +209,8 @@ def test_neighbour_hits_say_whether_a_nearby_value_was_stated() -> None:
     ("It is specified in the provided context: 14 characters.", False),
     ("No source says so.", True),
     ("No sources were harmed.", False),
+    ("Rule: none\nAnswer: none", True),
+    ("Rule: [S1] says none of the above.\nAnswer: none of the rooms are free.", False),
 ])
 def test_refusal_wording_and_its_neighbours(answer: str, refused: bool) -> None:
     assert is_refusal(answer) is refused

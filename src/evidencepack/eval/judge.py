@@ -253,9 +253,14 @@ def names_conflict(answer: str) -> bool:
     return any(not _NO_CONFLICT.search(_clause_before(text, m.start())) for m in _CONFLICT.finditer(text))
 
 
+#: An answer form's answer line filled with "none" (the `rule_or_none` form offers it when no source says what is
+#: asked), with its label or after `judge` has taken the label off: the model declines in the form's own word.
+_NONE_ANSWER = re.compile(r"^[ \t*_#]*(?:answer[ \t*_]*:[ \t*_]*)?none[ \t*_.!]*$", re.IGNORECASE | re.MULTILINE)
+
+
 def is_refusal(answer: str) -> bool:
-    """Does the answer decline ("I do not know", "the sources do not say")?"""
-    return bool(_REFUSAL.search(answer))
+    """Does the answer decline ("I do not know", "the sources do not say", or "Answer: none")?"""
+    return bool(_REFUSAL.search(answer) or _NONE_ANSWER.search(answer))
 
 
 def _find(patterns: Sequence[str], sents: list[str]) -> list[tuple[str, int, re.Match[str]]]:
