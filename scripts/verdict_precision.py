@@ -7,9 +7,10 @@ of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth s
 lead-ins were designed on the 1.5B's answers; the 0.5B's were read after that, so they are the out-of-sample
 rows), `docs/eval-results/sixth-by-hand.jsonl` (the sixth set, written and read after the change: out of
 sample for both models) and `docs/eval-results/seventh-by-hand.jsonl` (the seventh set, read with the check's code
-unchanged since the sixth: out of sample for every shape, the grant included). Positives are answers read as `stale`; false alarms are answers read as `current` or
-`surfaced` that the check flags. Each row's assembly is rebuilt from its trap set, its corpus and its condition
-(`TrapRun.assembly`), and the answer is validated with `verdict_against_rule` on and every other kind off.
+unchanged since the sixth: out of sample for every shape, the grant included). Positives are answers read as
+`stale`; false alarms are answers read as `current` or `surfaced` that the check flags. Each row's assembly is
+rebuilt from its trap set, its corpus and its condition (`TrapRun.assembly`), and the answer is validated with
+`verdict_against_rule` on and every other kind off.
 The marker list (`verdict.RESTRICTS`) was chosen after trying three lists on the first file's labels (see
 docs/evaluation.md), so its figures are in-sample, and so are the earlier sets' for the "No" shape (its first
 version's false alarms there decided its final form).

@@ -34,7 +34,7 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
   handles) with the same withholding; on the 0.5B model it beat flat on the four sets written blind (48/85
   against 41/85), but mostly by answering "No": on the fifth to seventh, balanced between "yes" and "no", it
-  answered 21 of the 25 "yes" questions "No" or wrongly (30/64 current-correct, the default 30/64).
+  answered 21 of the 25 "yes" questions with the stale "No" (30/64 current-correct, the default 30/64).
 - `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
   every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
   the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
