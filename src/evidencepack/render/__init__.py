@@ -41,25 +41,45 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
     """A candidate's header values and body, neutralised. Without `boundary` the work is the same for every
     request (and cached); `guard` re-runs it with the boundary only for a record that contains the code.
     Fields come in header order (closed vocabularies first); free-text values are escaped for quoting."""
+    record = cand.record
+    raw = tuple((name, value) for name in header_order(profile) if (value := field_value(cand, name)) is not None)
+    flagged = on_flagged != "keep" and is_flagged(cand)
+    titles = " ".join(v for v in (record.doc, record.section, record.topic) if v)
+    if boundary:
+        return _prepare(raw, record.text, titles, flagged, prefix, marking, on_flagged, boundary, frame_labels)
+    fields, body, counts = _prepared(raw, record.text, titles, flagged, prefix, marking, on_flagged, frame_labels)
+    return Prepared(fields, body, Counter(dict(counts)))  # a fresh Counter: the cached one is never handed out
+
+
+@lru_cache(maxsize=16_384)
+def _prepared(raw: tuple[tuple[str, str], ...], text: str, titles: str, flagged: bool, prefix: str, marking: str,
+              on_flagged: str, frame_labels: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], str,
+                                                                       tuple[tuple[str, int], ...]]:
+    """The boundary-free preparation of a block, by everything it reads: a warm corpus's blocks are prepared once,
+    not once per request (a new question over the same records re-renders only its own frame)."""
+    p = _prepare(raw, text, titles, flagged, prefix, marking, on_flagged, "", frame_labels)
+    return p.fields, p.body, tuple(p.neutralised.items())
+
+
+def _prepare(raw: tuple[tuple[str, str], ...], text: str, titles: str, flagged: bool, prefix: str, marking: str,
+             on_flagged: str, boundary: str, frame_labels: tuple[str, ...]) -> Prepared:
     counts: Counter[str] = Counter()
     fields = []
-    for name in header_order(profile):
-        raw = field_value(cand, name)
-        if raw is not None:
-            if boundary:
-                value = neutralise_value(raw, boundary=boundary, handle_prefix=prefix, counts=counts,
-                                         frame_labels=frame_labels)
-            else:
-                value, value_counts = _neutralised_value(raw, prefix, frame_labels)
-                counts.update(value_counts)
-            if value and is_free_text(name):
-                escaped = escape_free_text(value)
-                if escaped != value:
-                    counts["header_escape"] += 1
-                value = escaped
-            if value:
-                fields.append((name, value))
-    text, mark = _acted_on(cand, on_flagged, counts)
+    for name, raw_value in raw:
+        if boundary:
+            value = neutralise_value(raw_value, boundary=boundary, handle_prefix=prefix, counts=counts,
+                                     frame_labels=frame_labels)
+        else:
+            value, value_counts = _neutralised_value(raw_value, prefix, frame_labels)
+            counts.update(value_counts)
+        if value and is_free_text(name):
+            escaped = escape_free_text(value)
+            if escaped != value:
+                counts["header_escape"] += 1
+            value = escaped
+        if value:
+            fields.append((name, value))
+    text, mark = _acted_on(text, titles, flagged, on_flagged, counts)
     mark = mark or marking == "datamark"
     if boundary:
         body_counts: Counter[str] = Counter()
@@ -74,19 +94,18 @@ def prepare(cand: Candidate, profile: Sequence[str], *, prefix: str, marking: st
     return Prepared(tuple(fields), body, counts)
 
 
-def _acted_on(cand: Candidate, on_flagged: str, counts: Counter[str]) -> tuple[str, bool]:
+def _acted_on(text: str, titles: str, flagged: bool, on_flagged: str, counts: Counter[str]) -> tuple[str, bool]:
     """The record's text after `on_flagged`, and whether to datamark it. A flagged record loses its flagged
     sentences (`redact`, counted) or is datamarked; one flagged by no sentence of its text (by its metadata, say)
     is datamarked either way."""
-    if on_flagged == "keep" or not is_flagged(cand):
-        return cand.record.text, False
+    if not flagged:
+        return text, False
     if on_flagged == "redact":
-        titles = " ".join(v for v in (cand.record.doc, cand.record.section, cand.record.topic) if v)
-        text, cut = redact_flagged(cand.record.text, titles)
+        cut_text, cut = redact_flagged(text, titles)
         if cut:
             counts["redacted"] += cut
-            return text, False
-    return cand.record.text, True
+            return cut_text, False
+    return text, True
 
 
 def is_flagged(cand: Candidate) -> bool:
