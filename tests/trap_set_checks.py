@@ -6,7 +6,7 @@ topic."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
@@ -114,6 +114,8 @@ class BalancedShape:
     trap_before_gold: int
     expired_informal_traps: int | None = None
     no_seats_vary: bool = False  # also the "no" questions' gold records sit at 3 or more seats
+    unanswerable: int = 0  # questions no record answers
+    unanswerable_yes_no: int = 0  # of them yes/no, where a bare verdict is an answer the reader acts on
 
     def check_questions(self, s: TopicSet) -> None:
         """Counts by kind, and each yes/no question's summaries and opening-verdict patterns agree with `yes_no`."""
@@ -162,6 +164,19 @@ class BalancedShape:
         assert sum(trap < gold for trap, gold in zip(trap_seats, gold_seats, strict=True)) == self.trap_before_gold
         for kind in ("yes", "no") if self.no_seats_vary else ("yes",):
             assert len({g for g, t in zip(gold_seats, s.traps, strict=True) if t.yes_no == kind}) >= 3, kind
+
+
+    def check_unanswerable(self, s: TopicSet, answer_shapes: Mapping[str, object], grouped: Set[str],
+                           yes_no: Set[str]) -> None:
+        """The unanswerable questions: apart from the answerable ones, with no patterns and no gold record, each
+        with an answer shape; half of them retrieve a decided conflict group."""
+        ids = [t.id for t in s.unanswerable]
+        assert len(ids) == self.unanswerable and not set(ids) & {t.id for t in s.traps}
+        assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in s.unanswerable)
+        assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in s.unanswerable)
+        assert set(ids) == set(answer_shapes)
+        assert 2 * len(grouped) == len(ids)
+        assert set(ids) >= yes_no and len(yes_no) == self.unanswerable_yes_no
 
 
 def check_stale_kinds(s: TopicSet, *, both_sides: bool = True) -> None:

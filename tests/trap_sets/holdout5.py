@@ -1,4 +1,5 @@
-"""The fifth trap set (a city parks and recreation department): is it well formed, and does the judge read it?
+"""The fifth trap set (a city parks and recreation department): its data and the counts its description promises;
+`tests/eval/test_balanced_sets.py` checks them.
 
 `tests/data/holdout5_corpus.jsonl` is the intranet of a fictional city department, Fernhill Parks & Recreation, as
 its park rangers, pool and aquatics staff, sports-field crews, community-centre staff, summer-camp counsellors and
@@ -48,54 +49,13 @@ model answer (docs/eval-results/). Run them with
 
 from __future__ import annotations
 
-import pytest
-
-from evidencepack.eval.datasets import TrapQuestion
-from evidencepack.eval.judge import judge
-from trap_set_checks import (
-    BalancedShape,
-    Samples,
-    TopicSet,
-    check_balanced_answers,
-    check_samples_shape,
-    check_stale_kinds,
-    check_topic_question,
-    check_unanswerable_question,
-)
+from trap_set_checks import BalancedShape, Samples, TopicSet
 
 SET = TopicSet.named("holdout5")
 SHAPE = BalancedShape(questions=24, per_verdict=9, open=6, never_expiring_informal_traps=13, superseded_traps=10,
                       corpus=(50, 60), informal=15, never_expiring_informal=13, superseded=11, other_authoritative=10,
-                      gold_seats=(4, 6, 8, 5, 1), trap_at_seat_1=17, trap_before_gold=19)
-TRAPS, UNANSWERABLE = SET.traps, SET.unanswerable
-IDS, U_IDS, TRAP_BY_ID = [t.id for t in TRAPS], [t.id for t in UNANSWERABLE], SET.by_question
-
-
-# ---------------------------------------------------------------- shape
-
-
-def test_set_shape_and_counts() -> None:
-    SHAPE.check_questions(SET)
-
-
-def test_corpus_shape() -> None:
-    SHAPE.check_corpus(SET)
-
-
-def test_seats_vary() -> None:
-    SHAPE.check_seats(SET)
-
-
-def test_every_kind_of_stale_source_appears_and_traps_both_sides() -> None:
-    check_stale_kinds(SET)
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_each_question_roles_assembler_patterns_and_judge(t: TrapQuestion) -> None:
-    """The records' roles; through the real assembler at `as_of`, the gold record current and authoritative and the
-    conflict group naming the stale ones; the patterns telling the current rule from the stale ones; the judge
-    reading each record, quoted alone, as its own rule."""
-    check_topic_question(SET, t)
+                      gold_seats=(4, 6, 8, 5, 1), trap_at_seat_1=17, trap_before_gold=19,
+                      unanswerable=8, unanswerable_yes_no=4)
 
 
 # ---------------------------------------------------------------- hand-written answers
@@ -261,19 +221,6 @@ SAMPLES = {
 }
 
 
-def test_every_question_has_samples() -> None:
-    assert set(SAMPLES) == set(IDS)
-    for t in TRAPS:
-        check_samples_shape(t, SAMPLES[t.id])
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_each_questions_answers(t: TrapQuestion) -> None:
-    """The current and stale samples, a refusal, and for a yes/no question the wrong opening and the bare verdicts
-    both ways (`check_balanced_answers`)."""
-    check_balanced_answers(t, SAMPLES[t.id])
-
-
 # Other shapes a model writes: other openings, the stale rule negated or marked as outdated, both rules with nothing
 # saying which holds. (question id, answer, verdict)
 SHAPES = [
@@ -323,28 +270,12 @@ SHAPES = [
      "ticked consent [S4].", "current"),
     ("clear-pool-lightning", "No need to wait for the head guard: any lifeguard clears the pool straight away "
      "[S2].", "current"),
-]
-
-
-@pytest.mark.parametrize(("qid", "answer", "verdict"), SHAPES, ids=[f"{q}-{n}" for n, (q, _, _) in enumerate(SHAPES)])
-def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) -> None:
-    j = judge(answer, TRAP_BY_ID[qid])
-    assert j.verdict == verdict, j.to_dict()
-
-
-# A "yes" answer concedes without a negator ("Yes. Even though X, you still ..."): the judge reads the concession
-# as ruled out when the main clause holds regardless ("still"), as it does a negated one ("No, even with the letter
-# you can't ..."). Found while writing this set, when the judge still read it as asserted ("confused").
-CONCESSIONS = [
+    # A "yes" answer concedes without a negator ("Yes. Even though X, you still ..."): the judge reads the concession
+    # as ruled out when the main clause holds regardless ("still"), as it does a negated one ("No, even with the letter
+    # you can't ..."). Found while writing this set, when the judge still read it as asserted ("confused").
     ("hand-test-controller", "Yes. Even though the controller logs everything in between, you still hand-test every "
      "2 hours [S3].", "current"),
 ]
-
-
-@pytest.mark.parametrize(("qid", "answer", "verdict"), CONCESSIONS, ids=[q for q, _, _ in CONCESSIONS])
-def test_judge_reads_a_concession_in_a_yes_answer(qid: str, answer: str, verdict: str) -> None:
-    j = judge(answer, TRAP_BY_ID[qid])
-    assert j.verdict == verdict, j.to_dict()
 
 
 # ---------------------------------------------------------------- unanswerable questions
@@ -382,19 +313,3 @@ ANSWER_SHAPES: dict[str, tuple[str, str]] = {
 GROUPED = {"recert-course-cost", "sibling-discount", "callout-minimum-pay", "counsellor-phone"}
 # The yes/no ones: a bare verdict is an answer the reader acts on.
 U_YES_NO = {"recert-course-cost", "pavilion-alcohol", "sibling-discount", "counsellor-phone"}
-
-
-def test_the_unanswerable_set_has_its_shape() -> None:
-    assert len(UNANSWERABLE) == 8 and not set(U_IDS) & set(IDS)
-    assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in UNANSWERABLE)
-    assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in UNANSWERABLE)
-    assert set(U_IDS) == set(ANSWER_SHAPES)
-    assert 2 * len(GROUPED) == len(UNANSWERABLE)  # about half retrieve a conflict group
-    assert set(U_IDS) >= U_YES_NO and len(U_YES_NO) == 4
-
-
-@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_each_unanswerable_question(t: TrapQuestion) -> None:
-    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
-    and the judge reads an answer as invented and a refusal as abstained."""
-    check_unanswerable_question(SET, t, *ANSWER_SHAPES[t.id], grouped=t.id in GROUPED, yes_no=t.id in U_YES_NO)

@@ -1,5 +1,5 @@
-"""The sixth trap set (a regional airline's ground operations at one airport): is it well formed, and does the judge
-read it?
+"""The sixth trap set (a regional airline's ground operations at one airport): its data and the counts its
+description promises; `tests/eval/test_balanced_sets.py` checks them.
 
 `tests/data/holdout6_corpus.jsonl` is the intranet of a fictional regional airline, Kestrel Regional Airlines, as its
 ground staff at one station, Alder Valley Regional Airport (AVR), see it: ramp agents, baggage handlers, gate agents,
@@ -42,55 +42,14 @@ model answer (docs/eval-results/). Run them with
 
 from __future__ import annotations
 
-import pytest
-
-from evidencepack.eval.datasets import TrapQuestion
-from evidencepack.eval.judge import judge
-from trap_set_checks import (
-    BalancedShape,
-    Samples,
-    TopicSet,
-    check_balanced_answers,
-    check_samples_shape,
-    check_stale_kinds,
-    check_topic_question,
-    check_unanswerable_question,
-)
+from trap_set_checks import BalancedShape, Samples, TopicSet
 
 SET = TopicSet.named("holdout6")
 SHAPE = BalancedShape(questions=20, per_verdict=8, open=4, never_expiring_informal_traps=11, superseded_traps=8,
                       expired_informal_traps=1, corpus=(50, 50), informal=13, never_expiring_informal=11,
                       superseded=9, other_authoritative=8, gold_seats=(4, 6, 6, 3, 1), trap_at_seat_1=16,
-                      trap_before_gold=16, no_seats_vary=True)
-TRAPS, UNANSWERABLE = SET.traps, SET.unanswerable
-IDS, U_IDS, TRAP_BY_ID = [t.id for t in TRAPS], [t.id for t in UNANSWERABLE], SET.by_question
-
-
-# ---------------------------------------------------------------- shape
-
-
-def test_set_shape_and_counts() -> None:
-    SHAPE.check_questions(SET)
-
-
-def test_corpus_shape() -> None:
-    SHAPE.check_corpus(SET)
-
-
-def test_seats_vary() -> None:
-    SHAPE.check_seats(SET)
-
-
-def test_every_kind_of_stale_source_appears_and_traps_both_sides() -> None:
-    check_stale_kinds(SET)
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_each_question_roles_assembler_patterns_and_judge(t: TrapQuestion) -> None:
-    """The records' roles; through the real assembler at `as_of`, the gold record current and authoritative and the
-    conflict group naming the stale ones; the patterns telling the current rule from the stale ones; the judge
-    reading each record, quoted alone, as its own rule."""
-    check_topic_question(SET, t)
+                      trap_before_gold=16, no_seats_vary=True,
+                      unanswerable=2, unanswerable_yes_no=1)
 
 
 # ---------------------------------------------------------------- hand-written answers
@@ -225,19 +184,6 @@ SAMPLES = {
 }
 
 
-def test_every_question_has_samples() -> None:
-    assert set(SAMPLES) == set(IDS)
-    for t in TRAPS:
-        check_samples_shape(t, SAMPLES[t.id])
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_each_questions_answers(t: TrapQuestion) -> None:
-    """The current and stale samples, a refusal, and for a yes/no question the wrong opening and the bare verdicts
-    both ways (`check_balanced_answers`)."""
-    check_balanced_answers(t, SAMPLES[t.id])
-
-
 # Other shapes a model writes: other openings, the stale rule negated or marked as outdated, both rules with nothing
 # saying which holds. (question id, answer, verdict)
 SHAPES = [
@@ -277,12 +223,6 @@ SHAPES = [
 ]
 
 
-@pytest.mark.parametrize(("qid", "answer", "verdict"), SHAPES, ids=[f"{q}-{n}" for n, (q, _, _) in enumerate(SHAPES)])
-def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) -> None:
-    j = judge(answer, TRAP_BY_ID[qid])
-    assert j.verdict == verdict, j.to_dict()
-
-
 # ---------------------------------------------------------------- unanswerable questions
 
 # What an answer to each question would have to say, as a regex, with an answer it catches: no record of the
@@ -299,19 +239,3 @@ ANSWER_SHAPES: dict[str, tuple[str, str]] = {
 GROUPED = {"permit-renewal-cost"}
 # The yes/no ones: a bare verdict is an answer the reader acts on.
 U_YES_NO = {"permit-renewal-cost"}
-
-
-def test_the_unanswerable_set_has_its_shape() -> None:
-    assert len(UNANSWERABLE) == 2 and not set(U_IDS) & set(IDS)
-    assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in UNANSWERABLE)
-    assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in UNANSWERABLE)
-    assert set(U_IDS) == set(ANSWER_SHAPES)
-    assert 2 * len(GROUPED) == len(UNANSWERABLE)  # half retrieve a conflict group
-    assert set(U_IDS) >= U_YES_NO and len(U_YES_NO) == 1
-
-
-@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_each_unanswerable_question(t: TrapQuestion) -> None:
-    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
-    and the judge reads an answer as invented and a refusal as abstained."""
-    check_unanswerable_question(SET, t, *ANSWER_SHAPES[t.id], grouped=t.id in GROUPED, yes_no=t.id in U_YES_NO)

@@ -1,0 +1,110 @@
+"""The trap sets balanced between "yes" and "no" (the fifth, sixth and seventh): is each well formed, and does the
+judge read it?
+
+Each set's data, its description and the counts that description promises live in `tests/trap_sets/<name>.py`;
+every check here runs on every set. A new balanced set is one module there and its name in `NAMES`.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+
+import pytest
+
+from evidencepack.eval.datasets import TrapQuestion
+from evidencepack.eval.judge import judge
+from trap_set_checks import (
+    check_balanced_answers,
+    check_samples_shape,
+    check_stale_kinds,
+    check_topic_question,
+    check_unanswerable_question,
+)
+
+NAMES = ("holdout5", "holdout6", "holdout7")
+SETS = {name: import_module(f"trap_sets.{name}") for name in NAMES}
+
+
+def _sets() -> list[ModuleType]:
+    return list(SETS.values())
+
+
+def _questions(attr: str) -> list[object]:
+    """(set, question) pairs over every set's answerable (`traps`) or unanswerable questions, named set/question."""
+    return [pytest.param(s, t, id=f"{name}/{t.id}") for name, s in SETS.items() for t in getattr(s.SET, attr)]
+
+
+def _shapes() -> list[object]:
+    return [pytest.param(s, qid, answer, verdict, id=f"{name}/{qid}-{n}")
+            for name, s in SETS.items() for n, (qid, answer, verdict) in enumerate(s.SHAPES)]
+
+
+# ---------------------------------------------------------------- shape
+
+
+@pytest.mark.parametrize("s", _sets(), ids=NAMES)
+def test_set_shape_and_counts(s: ModuleType) -> None:
+    s.SHAPE.check_questions(s.SET)
+
+
+@pytest.mark.parametrize("s", _sets(), ids=NAMES)
+def test_corpus_shape(s: ModuleType) -> None:
+    s.SHAPE.check_corpus(s.SET)
+
+
+@pytest.mark.parametrize("s", _sets(), ids=NAMES)
+def test_seats_vary(s: ModuleType) -> None:
+    s.SHAPE.check_seats(s.SET)
+
+
+@pytest.mark.parametrize("s", _sets(), ids=NAMES)
+def test_every_kind_of_stale_source_appears_and_traps_both_sides(s: ModuleType) -> None:
+    check_stale_kinds(s.SET)
+
+
+@pytest.mark.parametrize(("s", "t"), _questions("traps"))
+def test_each_question_roles_assembler_patterns_and_judge(s: ModuleType, t: TrapQuestion) -> None:
+    """The records' roles; through the real assembler at `as_of`, the gold record current and authoritative and the
+    conflict group naming the stale ones; the patterns telling the current rule from the stale ones; the judge
+    reading each record, quoted alone, as its own rule."""
+    check_topic_question(s.SET, t)
+
+
+# ---------------------------------------------------------------- hand-written answers
+
+
+@pytest.mark.parametrize("s", _sets(), ids=NAMES)
+def test_every_question_has_samples(s: ModuleType) -> None:
+    assert set(s.SAMPLES) == {t.id for t in s.SET.traps}
+    for t in s.SET.traps:
+        check_samples_shape(t, s.SAMPLES[t.id])
+
+
+@pytest.mark.parametrize(("s", "t"), _questions("traps"))
+def test_judge_reads_each_questions_answers(s: ModuleType, t: TrapQuestion) -> None:
+    """The current and stale samples, a refusal, and for a yes/no question the wrong opening and the bare verdicts
+    both ways (`check_balanced_answers`)."""
+    check_balanced_answers(t, s.SAMPLES[t.id])
+
+
+@pytest.mark.parametrize(("s", "qid", "answer", "verdict"), _shapes())
+def test_judge_reads_other_answer_shapes(s: ModuleType, qid: str, answer: str, verdict: str) -> None:
+    j = judge(answer, s.SET.by_question[qid])
+    assert j.verdict == verdict, j.to_dict()
+
+
+# ---------------------------------------------------------------- unanswerable questions
+
+
+@pytest.mark.parametrize("s", _sets(), ids=NAMES)
+def test_the_unanswerable_set_has_its_shape(s: ModuleType) -> None:
+    s.SHAPE.check_unanswerable(s.SET, s.ANSWER_SHAPES, s.GROUPED, s.U_YES_NO)
+
+
+@pytest.mark.parametrize(("s", "t"), _questions("unanswerable"))
+def test_each_unanswerable_question(s: ModuleType, t: TrapQuestion) -> None:
+    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
+    and the judge reads an answer as invented and a refusal as abstained."""
+    check_unanswerable_question(s.SET, t, *s.ANSWER_SHAPES[t.id], grouped=t.id in s.GROUPED,
+                                yes_no=t.id in s.U_YES_NO)
