@@ -3,6 +3,12 @@ judge read it?
 
 Each set's data, its description and the counts that description promises live in `tests/trap_sets/<name>.py`;
 every check here runs on every set. A new balanced set is one module there and its name in `NAMES`.
+
+A "yes" question is checked the same way as a "no" one, mirrored: its stale answer opens "No, …", the wrong-opening
+shape is "No, …" followed by the current rule (the no-bias), and a bare "No." is stale and a bare "Yes." current.
+The "yes" questions' stale patterns leave out what the questions state (a concession "Yes, even though X, you still
+…" has no negator), and carry an opening "Nope" / "Not allowed", which the judge's opening-verdict reader does not
+see.
 """
 
 from __future__ import annotations

@@ -54,8 +54,8 @@ from trap_set_checks import BalancedShape, Samples, TopicSet
 SET = TopicSet.named("holdout5")
 SHAPE = BalancedShape(questions=24, per_verdict=9, open=6, never_expiring_informal_traps=13, superseded_traps=10,
                       corpus=(50, 60), informal=15, never_expiring_informal=13, superseded=11, other_authoritative=10,
-                      gold_seats=(4, 6, 8, 5, 1), trap_at_seat_1=17, trap_before_gold=19,
-                      unanswerable=8, unanswerable_yes_no=4)
+                      gold_seats=(4, 6, 8, 5, 1), trap_at_seat_1=17, trap_before_gold=19, unanswerable=8,
+                      unanswerable_yes_no=4)
 
 
 # ---------------------------------------------------------------- hand-written answers

@@ -29,12 +29,6 @@ retrieving a neighbouring value a model could transplant; 1 of them retrieves a 
 authoritative member. (The loader takes an unanswerable file; this set is about its answerable questions, so the
 file is kept small.)
 
-A "yes" question is checked the same way as a "no" one, mirrored: its stale answer opens "No, …", the wrong-opening
-shape is "No, …" followed by the current rule (the no-bias), and a bare "No." is stale and a bare "Yes." current.
-The "yes" questions' stale patterns leave out what the questions state (a concession "Yes, even though X, you still
-…" has no negator), and carry an opening "Nope" / "Not allowed", which the judge's opening-verdict reader does not
-see.
-
 Written before any model answered them, without reading the prompt wording (render/, passes/, citations/) or any
 model answer (docs/eval-results/). Run them with
 `evidencepack eval traps --traps tests/data/holdout6_traps.jsonl --corpus tests/data/holdout6_corpus.jsonl ...`.
@@ -48,8 +42,8 @@ SET = TopicSet.named("holdout6")
 SHAPE = BalancedShape(questions=20, per_verdict=8, open=4, never_expiring_informal_traps=11, superseded_traps=8,
                       expired_informal_traps=1, corpus=(50, 50), informal=13, never_expiring_informal=11,
                       superseded=9, other_authoritative=8, gold_seats=(4, 6, 6, 3, 1), trap_at_seat_1=16,
-                      trap_before_gold=16, no_seats_vary=True,
-                      unanswerable=2, unanswerable_yes_no=1)
+                      trap_before_gold=16, no_seats_vary=True, unanswerable=2,
+                      unanswerable_yes_no=1)
 
 
 # ---------------------------------------------------------------- hand-written answers
