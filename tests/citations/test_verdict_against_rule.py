@@ -54,6 +54,9 @@ def test_a_yes_against_a_restricting_rule_is_flagged_and_the_reader_told(policy:
 @pytest.mark.parametrize("answer", [
     "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Yes, you can rent it.",  # the answer form's verdict
     "**Answer:** Yes, rent the SUV.",
+    "Rule: [S1] Upgrades to SUVs are not reimbursed.\n\nAnswer: Yes, you can rent it.",  # a blank line before it
+    # `check_form`'s check written as a list: the verdict is on the Answer line below it
+    "Rule: [S1] Upgrades to SUVs are not reimbursed.\nCheck:\n- an SUV is an upgrade: met\nAnswer: Yes, rent it.",
 ])
 def test_the_verdict_after_an_answer_form_line_is_read(answer: str) -> None:
     assert kinds(answer) == ["verdict_against_rule"]

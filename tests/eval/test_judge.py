@@ -224,6 +224,11 @@ def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -
     ("shift-swap", "Note: the answer is yes, between yourselves.", "stale"),  # the stale phrase, not the lead-in
     # "is" mid-line is no lead-in: the verdict is the opening "Yes", the stale one for this yes/no question
     ("shift-swap", "Yes, the answer is in the scheduling app.", "stale"),
+    # `check_form`: the verdict the reader acts on is the Answer line, however the check above it is laid out
+    ("shift-swap", "Rule: [S1] says swaps need the shift supervisor's approval.\nCheck:\n- approval: not given\n"
+     "Answer: No, not without the shift supervisor's approval [S1].", "current"),
+    ("shift-swap", "Rule: [S1] says swaps need the shift supervisor's approval.\nCheck:\n- approval: given\n\n"
+     "Answer: Yes.", "stale"),
 ])
 def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAPS[qid])

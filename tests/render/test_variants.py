@@ -385,3 +385,17 @@ def test_an_answer_forms_lead_lines_are_what_the_judge_and_verdict_check_read_pa
     one_line = " ".join(f"**{label}**: x" for label in spec.leads) + " Answer: Yes."
     assert one_line[verdict_start(one_line):] == "Yes." or not spec.leads
     assert not LEAD_LINE.match("Answer: Yes. Rule: x")
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("Rule: [S1] says x.\nCheck:\n- more than 24 hours: met (30)\n- no answer: met\nAnswer: Yes, go in.",
+     "Yes, go in."),
+    ("Rule: [S1] says x.\n\nAnswer: No.", "No."),  # a blank line between the form's lines
+    ("Rule: [S1] says x.\nCheck: 30 hours is more than 24.\n**Answer**: Yes.", "Yes."),
+    ("Rule: [S1] says x.\nNo, you cannot.", "No, you cannot."),  # no Answer line: the line after the lead
+    ("No, you cannot.\nAnswer: yes", "No, you cannot.\nAnswer: yes"),  # no lead line: from the start
+])
+def test_the_verdict_of_a_form_is_on_its_answer_line_wherever_the_lead_lines_end(answer: str, verdict: str) -> None:
+    from evidencepack.render.guidance import verdict_start
+
+    assert answer[verdict_start(answer):] == verdict

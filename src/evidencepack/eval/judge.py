@@ -280,9 +280,10 @@ _ANSWER_LABEL = re.compile(f"^(?:{ANSWER_LABEL.pattern})", re.IGNORECASE | re.MU
 
 def judge(answer: str, trap: TrapQuestion) -> Judgement:
     """The rule-based verdict for one answer to one trap question (see the module docstring)."""
-    answer = _ANSWER_LABEL.sub("", answer)
     if trap.unanswerable:
         return judge_unanswerable(answer, trap)
+    opening = _opening_word(answer, trap)  # read with the labels in place: `verdict_start` finds the Answer line
+    answer = _ANSWER_LABEL.sub("", answer)
     sents = sentences(answer)
     cur = _current_hits(trap.current, sents)
     stale = _stale_hits(trap.stale, sents, _conflict_lines(answer), cur)
@@ -290,7 +291,6 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     marked = any(h.status == "marked" for h in mentioned)
     said = names_conflict(answer) or any(re.search(p, answer, re.IGNORECASE) for p in trap.surfaced)
     named = marked or said
-    opening = _opening_word(answer, trap)
     if opening is not None and opening != trap.verdict_word:
         verdict, reason = "stale", "opens with the stale yes/no"
     elif any(h.status == "misattributed" for h in mentioned):
@@ -309,8 +309,9 @@ def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
     sources do not mention contractors."): `invented`, unless the clause it opens is the refusal ("No, the sources
     do not say"). A refusal that goes on to give a neighbouring fact the records do state is still `abstained`; the
     `neighbour` hits say whether a nearby value appears at all, and with `invented` that value was transplanted."""
-    sents = sentences(answer)
     first = next(iter(sentences(answer[verdict_start(answer):])), "")  # `rule_form`'s "Rule:" line aside
+    answer = _ANSWER_LABEL.sub("", answer)
+    sents = sentences(answer)
     near = tuple(Hit(p, m.group(0), i, "negated" if _negated(sents[i], m.start(), NEG_WINDOW) else "stated")
                  for p, i, m in _find(trap.neighbour, sents))
     refused = is_refusal(answer)

@@ -24,6 +24,11 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
   know when no record answered (it carried over a neighbouring figure instead). Measured: the 1.5B abstained on 7
   of 35 unanswerable questions (2 under `rule_form`) and refused 4 of 44 answerable ones; the 0.5B wrote "none" to
   most questions, answerable or not, so it is opt-in.
+- `check_form`: the rule form with a line between the rule and the answer that checks the question's situation
+  against each condition the rule sets: the 1.5B model's stale answers under `rule_form` wrote the current rule and
+  then gave the other verdict, on a threshold the question states (30 hours against "more than 24") or on a
+  circumstance the rule does not name; the check asks for the comparison before the verdict, not for exceptions
+  (`exception_form`) or a general statement of how rules apply (`stated_exceptions`).
 - `stated_exceptions`: one sentence after the question, in every format: the rule applies as written, and a
   circumstance in the question changes the answer only if the source names it as an exception. The 1.5B model's
   stale answers under `rule_form` mostly followed such a circumstance (who was present, how long it had been) over
@@ -75,6 +80,12 @@ RULE_OR_NONE = Template(
     "Answer: <the answer to the question, as that rule decides it; if the rule is \"none\", say the sources do "
     "not answer it>")
 
+CHECK_FORM = Template(
+    "Reply in this form:\n"
+    "Rule: <what the current, authoritative source says on this, with its handle, such as [${prefix}1]>\n"
+    "Check: <each condition that rule sets, and whether the situation in the question meets it>\n"
+    "Answer: <the answer to the question, as that check decides it>")
+
 STATED_EXCEPTIONS = ("Answer as the rule is written: a circumstance in the question changes the answer only if the "
                      "source itself names it as an exception.")
 
@@ -117,6 +128,9 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
                                "with its handle, or \"none\" when no source says it, then the answer as that rule "
                                "decides it (the sources do not answer it, for \"none\")", RULE_OR_NONE,
                                leads=("Rule",)),
+    "check_form": AnswerForm("--check-form", "ask for an answer form: the current authoritative source's rule with "
+                             "its handle, each condition it sets checked against the question's situation, then the "
+                             "answer as that check decides it", CHECK_FORM, leads=("Rule", "Check")),
 }
 
 #: An answer's opening lines that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in
@@ -133,12 +147,21 @@ OPENING_VERDICT = re.compile(r"\W*(yes|no)\b(?!\s+(?:one|longer|more|matter|need
                              re.IGNORECASE)
 
 
+#: A line that opens with an answer form's "Answer:" label.
+ANSWER_LINE = re.compile(r"^[ \t*_#]*answer[ \t*_]*:[ \t*_]*", re.IGNORECASE | re.MULTILINE)
+
+
 def verdict_start(answer: str) -> int:
-    """Where an answer's verdict starts: after an answer form's lead line and an answer label."""
+    """Where an answer's verdict starts: after an answer form's lead lines and an answer label. When a lead line's
+    content runs over several lines (a check written as a list) or a blank line follows it, the verdict is on the
+    form's "Answer:" line further down."""
     lead = LEAD_LINE.match(answer)
     at = lead.end() if lead else 0
     label = ANSWER_LABEL.match(answer, at)
-    return label.end() if label else at
+    if label:
+        return label.end()
+    later = ANSWER_LINE.search(answer, at) if lead else None
+    return later.end() if later else at
 
 
 EXAMPLE = Template(

@@ -140,7 +140,8 @@ class Layout:
         "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources), "
         "rule_form (the current source's rule, then the answer), quote_form (the deciding sentence copied, "
         "then the answer), exception_form (the rule, what it says about the question's situation, then the "
-        "answer) or rule_or_none (the rule, or \"none\" when no source says it, then the answer)",
+        "answer), rule_or_none (the rule, or \"none\" when no source says it, then the answer) or check_form (the "
+        "rule, each of its conditions checked against the question's situation, then the answer)",
         cli="consts", consts=tuple((form.flag, name, form.help) for name, form in FORMS.items()),
         write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
@@ -308,6 +309,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
     "exception-form": {"answer_form": "exception_form"},  # the rule, what it says of the question's situation, answer
     "rule-or-none": {"answer_form": "rule_or_none"},  # the rule form, with "none" offered when no source says it
+    "check-form": {"answer_form": "check_form"},  # the rule, its conditions checked against the question, answer
     "stated-exceptions": {"stated_exceptions": True},  # only an exception the source names changes its rule
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
