@@ -1,10 +1,11 @@
 """Checks every held-out trap set shares: its patterns tell the current rule from the stale ones, and the judge
-reads each record, quoted alone, as its own rule. The set's test file decides which records play which role; a set
-grouped by topics (the fourth, the fifth) loads through `TopicSet`, which reads the roles from the gold record's
-topic."""
+reads each record, quoted alone, as its own rule. Every set loads through `TopicSet`, which reads the records' roles
+from the gold record's conflict group; its counts are a `BalancedShape` (the sets balanced between "yes" and "no")
+or an `OlderShape` (the third, the fourth and the IT set), stated in its module under `tests/trap_sets/`."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -41,23 +42,45 @@ def current_at(r: Record, when: date) -> bool:
     return (start is None or start <= when) and (end is None or when <= end)  # type: ignore[operator]
 
 
+def question_kind(t: TrapQuestion) -> str:
+    """'no' / 'yes' / 'open': the question's `yes_no`, else (the third set predates that field) what its
+    opening-verdict patterns say."""
+    if t.yes_no is not None:
+        return t.yes_no
+    if NO in t.current and YES in t.stale:
+        return "no"
+    if YES in t.current and NO in t.stale:
+        return "yes"
+    return "open"
+
+
+COSINE_GROUP = 0.9  # the assembler groups topic-less records at this cosine (README, "Conflict notices")
+COSINE_DEDUP = 0.95  # and merges near-duplicates at this one: a conflict group must stay below it
+
+
+def cosine(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+
 @dataclass(frozen=True)
 class TopicSet:
-    """A trap set whose conflict groups are topics: its corpus, its questions (answerable and unanswerable), and
-    the role each record plays in a question, read from the gold record's topic."""
+    """A trap set whose conflict groups are topics (or, for topic-less records, embeddings, as the assembler groups
+    them): its corpus, its questions (answerable and unanswerable), and the role each record plays in a question,
+    read from the gold record's group."""
 
     corpus: tuple[Record, ...]
     traps: tuple[TrapQuestion, ...]
     unanswerable: tuple[TrapQuestion, ...]
 
     @classmethod
-    def named(cls, stem: str) -> TopicSet:
-        """The set in `tests/data/` as `{stem}_corpus.jsonl`, `{stem}_traps.jsonl` and
+    def named(cls, stem: str, *, unanswerable: bool = True) -> TopicSet:
+        """The set in `tests/data/` as `{stem}_corpus.jsonl`, `{stem}_traps.jsonl` and, with `unanswerable`,
         `unanswerable_{stem}_traps.jsonl`."""
         data = Path(__file__).parent / "data"
         records = load_jsonl(data / f"{stem}_corpus.jsonl")
         return cls(tuple(records), tuple(load_traps(data / f"{stem}_traps.jsonl", corpus=records)),
-                   tuple(load_traps(data / f"unanswerable_{stem}_traps.jsonl", corpus=records)))
+                   tuple(load_traps(data / f"unanswerable_{stem}_traps.jsonl", corpus=records)) if unanswerable
+                   else ())
 
     @cached_property
     def by_id(self) -> dict[str, Record]:
@@ -67,12 +90,20 @@ class TopicSet:
     def by_question(self) -> dict[str, TrapQuestion]:
         return {t.id: t for t in (*self.traps, *self.unanswerable)}
 
+    @staticmethod
+    def same_group(gold: Record, r: Record) -> bool:
+        """Same conflict group as the gold record: same topic, or, for topic-less records, embeddings that close."""
+        if gold.topic is not None:
+            return r.topic == gold.topic
+        return (r.topic is None and r.embedding is not None and gold.embedding is not None
+                and cosine(gold.embedding, r.embedding) >= COSINE_GROUP)
+
     def roles(self, t: TrapQuestion) -> tuple[Record, list[Record], list[Record]]:
-        """(current record, stale records, distractors) of a question, by its gold record's topic."""
+        """(current record, stale records, distractors) of a question, by its gold record's conflict group."""
         gold = self.by_id[t.gold or ""]
         recs = [self.by_id[i] for i in t.records]
-        stale = [r for r in recs if r is not gold and r.topic == gold.topic]
-        others = [r for r in recs if r.topic != gold.topic]
+        stale = [r for r in recs if r is not gold and self.same_group(gold, r)]
+        others = [r for r in recs if not self.same_group(gold, r)]
         return gold, stale, others
 
     def never_expiring_informal_trap(self, t: TrapQuestion) -> bool:
@@ -80,10 +111,10 @@ class TopicSet:
         return trap.authority == "informal" and trap.valid_until is None
 
 
-def check_summaries_agree(t: TrapQuestion) -> None:
+def check_summaries_agree(t: TrapQuestion, kind: str | None = None) -> None:
     """A 2026 question with both one-line summaries; for a yes/no question the summaries and the opening-verdict
-    patterns agree with `yes_no`, and an open question has no verdict word."""
-    kind = t.yes_no or "open"
+    patterns agree with `kind` (by default `yes_no`), and an open question has no verdict word."""
+    kind = kind or t.yes_no or "open"
     assert t.as_of.startswith("2026-"), t.id
     assert t.current_value and t.stale_value, t.id
     if kind == "open":
@@ -137,14 +168,8 @@ class BalancedShape:
     def check_corpus(self, s: TopicSet) -> None:
         """Record counts by kind, every field filled, superseded versions ended before every question that
         retrieves them, and every record retrieved by some question."""
-        corpus, by_id = s.corpus, s.by_id
-        assert self.corpus[0] <= len(corpus) <= self.corpus[1]
-        assert {r.authority for r in corpus} == {"authoritative", "informal", "superseded"}
-        assert all(r.topic and r.doc and r.section and r.url and r.source_system and r.date for r in corpus)
-        assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in corpus), "texts of 1-4 sentences"
-        for t in [*s.traps, *s.unanswerable]:
-            for r in (by_id[i] for i in t.records if by_id[i].authority == "superseded"):
-                assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
+        corpus = s.corpus
+        check_corpus_basics(s, self.corpus)
         informal = [r for r in corpus if r.authority == "informal"]
         assert len(informal) == self.informal
         assert sum(r.valid_until is None for r in informal) == self.never_expiring_informal
@@ -152,7 +177,6 @@ class BalancedShape:
         golds = {t.gold for t in s.traps}
         assert len(golds) == self.questions
         assert sum(r.authority == "authoritative" and r.id not in golds for r in corpus) == self.other_authoritative
-        assert {i for t in [*s.traps, *s.unanswerable] for i in t.records} == set(by_id)
 
     def check_seats(self, s: TopicSet) -> None:
         """The gold record is not always first, nor always first among the "yes" questions; the trap mostly
@@ -165,18 +189,139 @@ class BalancedShape:
         for kind in ("yes", "no") if self.no_seats_vary else ("yes",):
             assert len({g for g, t in zip(gold_seats, s.traps, strict=True) if t.yes_no == kind}) >= 3, kind
 
+    def check_unanswerable(self, s: TopicSet, answer_shapes: Mapping[str, object], grouped: Set[str],
+                           yes_no: Set[str]) -> None:
+        check_unanswerable_set(s, (self.unanswerable, self.unanswerable_yes_no), answer_shapes, grouped, yes_no)
+
+
+def check_corpus_basics(s: TopicSet, size: tuple[int, int]) -> None:
+    """What every checked corpus promises: `size` (fewest and most records), all three authorities, every field
+    filled, texts of 1-4 sentences, superseded versions ended before every question that retrieves them, and every
+    record retrieved by some question."""
+    corpus, by_id = s.corpus, s.by_id
+    assert size[0] <= len(corpus) <= size[1]
+    assert {r.authority for r in corpus} == {"authoritative", "informal", "superseded"}
+    assert all(r.topic and r.doc and r.section and r.url and r.source_system and r.date for r in corpus)
+    assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in corpus), "texts of 1-4 sentences"
+    for t in [*s.traps, *s.unanswerable]:
+        for r in (by_id[i] for i in t.records if by_id[i].authority == "superseded"):
+            assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
+    assert {i for t in [*s.traps, *s.unanswerable] for i in t.records} == set(by_id)
+
+
+def check_unanswerable_set(s: TopicSet, counts: tuple[int, int], answer_shapes: Mapping[str, object],
+                           grouped: Set[str], yes_no: Set[str]) -> None:
+    """The unanswerable questions, `counts` of them (all, yes/no): apart from the answerable ones, with no patterns
+    and no gold record, each with an answer shape; half of them retrieve a decided conflict group."""
+    ids = [t.id for t in s.unanswerable]
+    assert len(ids) == counts[0] and not set(ids) & {t.id for t in s.traps}
+    assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in s.unanswerable)
+    assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in s.unanswerable)
+    assert set(ids) == set(answer_shapes)
+    assert 2 * len(grouped) == len(ids)
+    assert set(ids) >= yes_no and len(yes_no) == counts[1]
+
+
+@dataclass(frozen=True)
+class OlderShape:
+    """The counts an older set (the third, the fourth, the IT set; none balanced between "yes" and "no") promises:
+    mostly lower bounds, as its checks were first written. It checks what `BalancedShape` checks (questions, corpus,
+    seats, unanswerable questions) with these counts, and what only the older sets promise (stale sources, stricter
+    roles, samples shaped by kind); `None` leaves a count unchecked."""
+
+    questions: tuple[int, int | None]  # fewest and most questions (None: no most)
+    records: tuple[int, int]  # fewest and most records a question retrieves
+    gold_seats: int  # the gold record sits at every seat 1..gold_seats
+    kinds: tuple[int, int, int] | None = None  # at least this many "no", "yes", open questions; None: no yes/no ones
+    dates: int | None = None  # at least this many different dates
+    never_expiring_informal_traps: int | None = None  # at least this many traps informal and never expiring
+    never_expiring_informal_stale: int | None = None  # at least this many such records among the stale ones
+    seat_1: tuple[int, int] | None = None  # at least this many questions with the gold record, and the trap, at seat 1
+    trap_mostly_before_gold: bool = False
+    corpus: tuple[int, int] | None = None  # fewest and most records; None: the corpus is not checked
+    never_expiring_informal: int | None = None  # at least this many informal records never expiring (and 1 expiring)
+    samples_open_with_verdict: bool = False  # a yes/no question's current sample opens "No. " / "Yes. "
+    unanswerable: int = 0  # questions no record answers
+    unanswerable_yes_no: int = 0
+
+    def check_questions(self, s: TopicSet) -> None:
+        """Counts by kind: at least half answered "no" and a few "yes", so a model that always says "no" does not win;
+        each yes/no question's summaries and opening-verdict patterns agree with its kind; the dates vary."""
+        traps = s.traps
+        fewest, most = self.questions
+        assert len(traps) >= fewest and (most is None or len(traps) <= most)
+        assert len({t.id for t in traps}) == len(traps)
+        assert all(t.as_of.startswith("2026-") for t in traps)
+        if self.kinds is not None:
+            kinds = [question_kind(t) for t in traps]
+            no, yes, open_ = self.kinds
+            assert kinds.count("no") >= no and kinds.count("no") * 2 >= len(traps)
+            assert yes <= kinds.count("yes") < kinds.count("no")
+            assert kinds.count("open") >= open_
+            for t, kind in zip(traps, kinds, strict=True):
+                check_summaries_agree(t, kind)
+        if self.never_expiring_informal_traps is not None:
+            assert sum(s.never_expiring_informal_trap(t) for t in traps) >= self.never_expiring_informal_traps
+        if self.dates is not None:
+            assert len({t.as_of for t in traps}) >= self.dates
+
+    def check_corpus(self, s: TopicSet) -> None:
+        """The corpus basics, and informal records both never expiring and expired."""
+        assert self.corpus is not None, "a set that states no corpus counts has no corpus check"
+        check_corpus_basics(s, self.corpus)
+        if self.never_expiring_informal is not None:
+            informal = [r for r in s.corpus if r.authority == "informal"]
+            assert sum(r.valid_until is None for r in informal) >= self.never_expiring_informal
+            assert any(r.valid_until is not None for r in informal)
+
+    def check_seats(self, s: TopicSet) -> None:
+        """The gold record is not always in the same seat; in some sets it and the trap are often first, and the
+        trap mostly comes before it."""
+        gold_seats = [t.records.index(t.gold or "") + 1 for t in s.traps]
+        trap_seats = [t.records.index(t.trap or "") + 1 for t in s.traps]
+        assert set(range(1, self.gold_seats + 1)) <= set(gold_seats) <= set(range(1, self.records[1] + 1))
+        if self.seat_1 is not None:
+            assert gold_seats.count(1) >= self.seat_1[0] and trap_seats.count(1) >= self.seat_1[1]
+        if self.trap_mostly_before_gold:
+            assert sum(trap < gold for trap, gold in zip(trap_seats, gold_seats, strict=True)) * 2 > len(s.traps)
+
+    def check_stale_sources(self, s: TopicSet) -> None:
+        """Every kind of stale source appears (too few "yes" questions to trap them both ways), and informal records
+        that never expire are among the stale ones."""
+        check_stale_kinds(s, both_sides=False)
+        if self.never_expiring_informal_stale is not None:
+            used = {r.id for t in s.traps for r in s.roles(t)[1]}
+            forever = [r.id for r in s.corpus if r.authority == "informal" and r.valid_until is None and r.id in used]
+            assert len(forever) >= self.never_expiring_informal_stale, forever
+
+    def check_roles(self, t: TrapQuestion, gold: Record, stale: Sequence[Record], others: Sequence[Record]) -> None:
+        """`check_question_roles` with this set's number of records, and stricter: a stale record is informal or
+        superseded (never an expired authoritative one), a superseded one ended before the question's date, and
+        every distractor has a topic."""
+        check_question_roles(t, gold, stale, others, records=self.records)
+        assert t.gold is not None
+        for r in stale:
+            assert r.authority in ("informal", "superseded"), r.id
+            if r.authority == "superseded":
+                end = day(r.valid_until)
+                assert end is not None and end < as_of(t), r.id  # type: ignore[operator]
+        assert all(r.topic is not None for r in others)
+
+    def check_samples(self, s: TopicSet, samples: Mapping[str, Samples]) -> None:
+        """Every question has samples; the yes-bias sample exactly for a "no" question, and a yes/no question's stale
+        sample opening with the wrong verdict, as a model with a yes-bias (or a no-bias) writes it."""
+        assert set(samples) == {t.id for t in s.traps}
+        for t in s.traps:
+            kind, sample = question_kind(t), samples[t.id]
+            assert bool(sample.wrong_opening) == (kind == "no"), t.id
+            if kind != "open":
+                assert sample.stale.startswith("Yes, " if kind == "no" else "No, "), t.id
+                if self.samples_open_with_verdict:
+                    assert sample.current.startswith("No. " if kind == "no" else "Yes. "), t.id
 
     def check_unanswerable(self, s: TopicSet, answer_shapes: Mapping[str, object], grouped: Set[str],
                            yes_no: Set[str]) -> None:
-        """The unanswerable questions: apart from the answerable ones, with no patterns and no gold record, each
-        with an answer shape; half of them retrieve a decided conflict group."""
-        ids = [t.id for t in s.unanswerable]
-        assert len(ids) == self.unanswerable and not set(ids) & {t.id for t in s.traps}
-        assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in s.unanswerable)
-        assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in s.unanswerable)
-        assert set(ids) == set(answer_shapes)
-        assert 2 * len(grouped) == len(ids)
-        assert set(ids) >= yes_no and len(yes_no) == self.unanswerable_yes_no
+        check_unanswerable_set(s, (self.unanswerable, self.unanswerable_yes_no), answer_shapes, grouped, yes_no)
 
 
 def check_stale_kinds(s: TopicSet, *, both_sides: bool = True) -> None:
@@ -195,12 +340,13 @@ def check_stale_kinds(s: TopicSet, *, both_sides: bool = True) -> None:
         assert any(r.authority == "superseded" for r in traps), kind
 
 
-def check_question_roles(t: TrapQuestion, gold: Record, stale: Sequence[Record], others: Sequence[Record]) -> None:
-    """The gold record is authoritative and in force at the question's date; 1-2 stale records, each informal,
-    superseded (and ended), expired or not yet valid; 1-2 distractors, each on its own subject, authoritative and in
-    force."""
+def check_question_roles(t: TrapQuestion, gold: Record, stale: Sequence[Record], others: Sequence[Record], *,
+                         records: tuple[int, int] = (3, 5)) -> None:
+    """`records` (fewest, most) records; the gold record is authoritative and in force at the question's date; 1-2
+    stale records, each informal, superseded (and ended), expired or not yet valid; 1-2 distractors, each on its own
+    subject, authoritative and in force."""
     when = as_of(t)
-    assert 3 <= len(t.records) <= 5
+    assert records[0] <= len(t.records) <= records[1]
     assert t.trap in {r.id for r in stale}
     assert gold.authority == "authoritative" and current_at(gold, when)
     assert 1 <= len(stale) <= 2 and 1 <= len(others) <= 2
@@ -233,7 +379,7 @@ def check_assembler_sees_gold_current(t: TrapQuestion, records: Sequence[Record]
                                       stale: Sequence[Record]) -> None:
     """Through the real assembler's manifest at `as_of`: every record is admitted, the gold one authoritative and
     current, every stale one expired or not authoritative (the trap informal or superseded), and exactly one
-    conflict group holds the gold record and names the stale ones."""
+    conflict group, on the gold record's topic, holds it and names the stale ones."""
     from evidencepack import assemble
 
     a = assemble(list(records), t.question, as_of=t.as_of)
@@ -247,6 +393,7 @@ def check_assembler_sees_gold_current(t: TrapQuestion, records: Sequence[Record]
     assert entries[t.trap or ""].authority in ("informal", "superseded")
     groups = [c for c in a.report.conflicts if g.handle in c.current]
     assert len(groups) == 1, f"{t.id}: the gold record is not in exactly one conflict group"
+    assert groups[0].topic == gold.topic
     assert {h for h, _ in groups[0].others} == {entries[r.id].handle for r in stale}
 
 
@@ -293,6 +440,19 @@ def check_sample_answers(t: TrapQuestion, current: str, stale: str) -> None:
     assert judge(stale, t).verdict == "stale", judge(stale, t).to_dict()
 
 
+def check_refusal(t: TrapQuestion, answer: str) -> None:
+    """A refusal is neither current nor stale, and is read as a refusal."""
+    j = judge(answer, t)
+    assert (j.verdict, j.refused) == ("none", True), j.to_dict()
+
+
+def check_answer_shape(t: TrapQuestion, answer: str, verdict: str) -> None:
+    """Another shape a model writes (another opening, the stale rule negated or marked as outdated, both rules with
+    nothing saying which holds) gets the verdict it deserves."""
+    j = judge(answer, t)
+    assert j.verdict == verdict, j.to_dict()
+
+
 def check_yes_bias(t: TrapQuestion, answer: str) -> None:
     """"Yes, you can …" and then the current rule that says the opposite: the reader acts on the "Yes" (issue 24)."""
     j = judge(answer, t)
@@ -310,18 +470,22 @@ def check_bare_verdicts(t: TrapQuestion, kind: str) -> None:
         assert judge("No, you don't.", t).verdict == "stale"
 
 
-# ---------------------------------------------------------------- hand-written answers of a balanced set
+# ---------------------------------------------------------------- hand-written answers
+
+REFUSAL = "I do not know; the sources don't say."
 
 
 @dataclass(frozen=True)
 class Samples:
     """Answers as a small model might write them (not copied from the records): the current rule, the stale rule,
     and for a yes/no question the wrong-opening shape: for a "no" question the yes-bias ("Yes, you can …" followed
-    by the current rule), for a "yes" question the no-bias ("No, you can't …" followed by the current rule)."""
+    by the current rule), for a "yes" question of a balanced set the no-bias ("No, you can't …" followed by the
+    current rule). A refusal, unless the set writes its own (the third does), is `REFUSAL`."""
 
     current: str
     stale: str
     wrong_opening: str = ""
+    refusal: str = REFUSAL
 
 
 def check_samples_shape(t: TrapQuestion, s: Samples) -> None:
@@ -341,8 +505,7 @@ def check_balanced_answers(t: TrapQuestion, s: Samples) -> None:
     current and stale words in both spellings (`check_bare_verdicts` tries only "Yes." and "No, you don't." on a
     "yes" question)."""
     check_sample_answers(t, s.current, s.stale)
-    j = judge("I do not know; the sources don't say.", t)
-    assert (j.verdict, j.refused) == ("none", True), j.to_dict()
+    check_refusal(t, s.refusal)
     if not t.yes_no:
         return
     check_yes_bias(t, s.wrong_opening)

@@ -19,8 +19,8 @@ from types import ModuleType
 import pytest
 
 from evidencepack.eval.datasets import TrapQuestion
-from evidencepack.eval.judge import judge
 from trap_set_checks import (
+    check_answer_shape,
     check_balanced_answers,
     check_samples_shape,
     check_stale_kinds,
@@ -96,8 +96,7 @@ def test_judge_reads_each_questions_answers(s: ModuleType, t: TrapQuestion) -> N
 
 @pytest.mark.parametrize(("s", "qid", "answer", "verdict"), _shapes())
 def test_judge_reads_other_answer_shapes(s: ModuleType, qid: str, answer: str, verdict: str) -> None:
-    j = judge(answer, s.SET.by_question[qid])
-    assert j.verdict == verdict, j.to_dict()
+    check_answer_shape(s.SET.by_question[qid], answer, verdict)
 
 
 # ---------------------------------------------------------------- unanswerable questions

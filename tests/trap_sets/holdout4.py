@@ -1,4 +1,5 @@
-"""The fourth trap set (a hospital's non-clinical staff operations): is it well formed, and does the judge read it?
+"""The fourth trap set (a hospital's non-clinical staff operations): its data and the counts its description
+promises; `tests/eval/test_older_sets.py` checks them.
 
 `tests/data/holdout4_corpus.jsonl` is the intranet of a fictional hospital, Merriwell Regional Medical Center, as its
 support services staff see it (Environmental Services, Food & Nutrition, Patient Transport, Patient Access,
@@ -28,93 +29,15 @@ Written before any model answered them, without reading the prompt wording (rend
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
-import pytest
-
-from evidencepack.eval.datasets import TrapQuestion
-from evidencepack.eval.judge import judge
-from trap_set_checks import (
-    TopicSet,
-    as_of,
-    check_bare_verdicts,
-    check_sample_answers,
-    check_stale_kinds,
-    check_summaries_agree,
-    check_topic_question,
-    check_unanswerable_question,
-    check_yes_bias,
-    current_at,
-)
+from trap_set_checks import OlderShape, Samples, TopicSet
 
 SET = TopicSet.named("holdout4")
-CORPUS, BY_ID, TRAPS, UNANSWERABLE = SET.corpus, SET.by_id, SET.traps, SET.unanswerable
-IDS, U_IDS, TRAP_BY_ID = [t.id for t in TRAPS], [t.id for t in UNANSWERABLE], SET.by_question
-_never_expiring_informal_trap = SET.never_expiring_informal_trap
-
-
-# ---------------------------------------------------------------- shape
-
-
-def test_set_shape_and_counts() -> None:
-    assert len(TRAPS) >= 18 and len(set(IDS)) == len(IDS)
-    kinds = [t.yes_no or "open" for t in TRAPS]
-    assert kinds.count("no") >= 10
-    assert 3 <= kinds.count("yes") < kinds.count("no")  # a few "yes", so a model that always says "no" does not win
-    assert kinds.count("open") >= 5
-    assert sum(_never_expiring_informal_trap(t) for t in TRAPS) >= 5
-    for t in TRAPS:
-        check_summaries_agree(t)
-    assert len({t.as_of for t in TRAPS}) >= 15  # the dates vary
-
-
-def test_corpus_shape() -> None:
-    assert 35 <= len(CORPUS) <= 55
-    assert {r.authority for r in CORPUS} == {"authoritative", "informal", "superseded"}
-    assert all(r.topic and r.doc and r.section and r.url and r.source_system and r.date for r in CORPUS)
-    assert all(1 <= len(re.findall(r"[.!?](?:\s|$)", r.text)) <= 4 for r in CORPUS), "texts of 1-4 sentences"
-    for t in [*TRAPS, *UNANSWERABLE]:  # superseded versions ended before the date of every question retrieving them
-        for r in (BY_ID[i] for i in t.records if BY_ID[i].authority == "superseded"):
-            assert r.valid_until is not None and not current_at(r, as_of(t)), (t.id, r.id)
-    informal = [r for r in CORPUS if r.authority == "informal"]
-    assert sum(r.valid_until is None for r in informal) >= 8 and any(r.valid_until is not None for r in informal)
-    # every record is retrieved by some question
-    used = {i for t in [*TRAPS, *UNANSWERABLE] for i in t.records}
-    assert used == set(BY_ID)
-
-
-def test_seats_vary() -> None:
-    gold_seats = [t.records.index(t.gold or "") + 1 for t in TRAPS]
-    trap_seats = [t.records.index(t.trap or "") + 1 for t in TRAPS]
-    assert set(gold_seats) == {1, 2, 3, 4, 5}
-    assert gold_seats.count(1) >= 3 and trap_seats.count(1) >= 8
-    assert sum(trap < gold for trap, gold in zip(trap_seats, gold_seats, strict=True)) * 2 > len(TRAPS)
-
-
-def test_every_kind_of_stale_source_appears() -> None:
-    check_stale_kinds(SET, both_sides=False)  # too few "yes" questions to trap them both ways
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_each_question_roles_assembler_patterns_and_judge(t: TrapQuestion) -> None:
-    """The records' roles; through the real assembler at `as_of`, the gold record current and authoritative and the
-    conflict group naming the stale ones; the patterns telling the current rule from the stale ones; the judge
-    reading each record, quoted alone, as its own rule."""
-    check_topic_question(SET, t)
+SHAPE = OlderShape(questions=(18, None), records=(3, 5), gold_seats=5, kinds=(10, 3, 5), dates=15,
+                   never_expiring_informal_traps=5, seat_1=(3, 8), trap_mostly_before_gold=True, corpus=(35, 55),
+                   never_expiring_informal=8, samples_open_with_verdict=True, unanswerable=6)
 
 
 # ---------------------------------------------------------------- hand-written answers
-
-
-@dataclass(frozen=True)
-class Samples:
-    """Answers as a small model might write them (not copied from the records): the current rule, the stale rule,
-    and for a "no" question the yes-bias shape ("Yes, you can …" followed by the current rule)."""
-
-    current: str
-    stale: str
-    yes_bias: str = ""
 
 
 SAMPLES = {
@@ -244,41 +167,6 @@ SAMPLES = {
 }
 
 
-def test_every_question_has_samples() -> None:
-    assert set(SAMPLES) == set(IDS)
-    for t in TRAPS:
-        s = SAMPLES[t.id]
-        assert bool(s.yes_bias) == (t.yes_no == "no"), t.id
-        if t.yes_no:  # the wrong verdict first, as a model with a yes-bias (or a no-bias) writes it
-            assert s.stale.startswith("Yes, " if t.yes_no == "no" else "No, "), t.id
-            assert s.current.startswith("No. " if t.yes_no == "no" else "Yes. "), t.id
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_judge_reads_the_current_and_the_stale_answer(t: TrapQuestion) -> None:
-    check_sample_answers(t, SAMPLES[t.id].current, SAMPLES[t.id].stale)
-
-
-@pytest.mark.parametrize("t", TRAPS, ids=IDS)
-def test_a_refusal_is_neither(t: TrapQuestion) -> None:
-    j = judge("I do not know; the sources don't say.", t)
-    assert (j.verdict, j.refused) == ("none", True), j.to_dict()
-
-
-NO_QUESTIONS = [t for t in TRAPS if t.yes_no == "no"]
-YES_QUESTIONS = [t for t in TRAPS if t.yes_no == "yes"]
-
-
-@pytest.mark.parametrize("t", NO_QUESTIONS, ids=[t.id for t in NO_QUESTIONS])
-def test_yes_bias_is_stale(t: TrapQuestion) -> None:
-    check_yes_bias(t, SAMPLES[t.id].yes_bias)
-
-
-@pytest.mark.parametrize("t", NO_QUESTIONS + YES_QUESTIONS, ids=[t.id for t in NO_QUESTIONS + YES_QUESTIONS])
-def test_bare_verdicts(t: TrapQuestion) -> None:
-    check_bare_verdicts(t, t.yes_no or "")
-
-
 # Other shapes a model writes: the stale rule negated or marked as outdated, both rules with nothing saying which
 # holds. (question id, answer, verdict)
 SHAPES = [
@@ -318,12 +206,6 @@ SHAPES = [
 ]
 
 
-@pytest.mark.parametrize(("qid", "answer", "verdict"), SHAPES, ids=[f"{q}-{n}" for n, (q, _, _) in enumerate(SHAPES)])
-def test_judge_reads_other_answer_shapes(qid: str, answer: str, verdict: str) -> None:
-    j = judge(answer, TRAP_BY_ID[qid])
-    assert j.verdict == verdict, j.to_dict()
-
-
 # ---------------------------------------------------------------- unanswerable questions
 
 # What an answer to each question would have to say, as a regex, with an answer it catches: no record of the
@@ -348,18 +230,5 @@ ANSWER_SHAPES: dict[str, tuple[str, str]] = {
 }
 # The questions whose records hold a conflict group with a current authoritative member (withhold acts on them).
 GROUPED = {"fire-training-paid", "pantry-freezer", "retirement-collection"}
-
-
-def test_the_unanswerable_set_has_its_shape() -> None:
-    assert len(UNANSWERABLE) == 6 and not set(U_IDS) & set(IDS)
-    assert all(t.unanswerable and not t.current and not t.stale and t.gold is None for t in UNANSWERABLE)
-    assert all(3 <= len(t.records) <= 5 and t.missing and t.as_of.startswith("2026-") for t in UNANSWERABLE)
-    assert set(U_IDS) == set(ANSWER_SHAPES)
-    assert 2 * len(GROUPED) == len(UNANSWERABLE)  # about half retrieve a conflict group
-
-
-@pytest.mark.parametrize("t", UNANSWERABLE, ids=U_IDS)
-def test_each_unanswerable_question(t: TrapQuestion) -> None:
-    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
-    and the judge reads an answer as invented and a refusal as abstained."""
-    check_unanswerable_question(SET, t, *ANSWER_SHAPES[t.id], grouped=t.id in GROUPED, yes_no=False)
+# None of them is yes/no.
+U_YES_NO: set[str] = set()
