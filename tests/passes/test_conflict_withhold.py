@@ -187,3 +187,25 @@ def test_a_current_record_that_does_not_fit_frees_nothing() -> None:
     assert fate["slack"].decision == "included" and fate["new"].reason in ("over_budget", "larger_than_budget")
     assert not any(o.detail and "after rendering" in o.detail for o in a.report.records)
     assert a.report.budget["prompt_tokens"] <= window
+
+
+def test_the_record_that_holds_keeps_the_first_seat_after_its_group_lost_its_weak_members() -> None:
+    """`edges-authority` seats a group's current authoritative record first; under `withhold` the order pass is
+    given the withheld records, so it still sees the group. `edges` seats by rank whatever the metadata."""
+    records = [RECORDS[0], RECORDS[3], RECORDS[1], RECORDS[2]]  # slack, other, old, new: "other" before "new"
+    seated = {order: [m.id for m in _assemble(records, order=order).manifest] for order in ("edges-authority", "edges")}
+    assert seated == {"edges-authority": ["new", "other"], "edges": ["other", "new"]}
+
+
+def test_a_plugin_order_without_the_withheld_keyword_still_runs_under_withhold() -> None:
+    from evidencepack.passes.order import _REGISTRY, register_order
+
+    @register_order("test-reversed")
+    def reversed_order(items, key, *, conflict_embedding_threshold):  # the documented plugin signature
+        return list(items)[::-1]
+
+    try:
+        a = _assemble([RECORDS[0], RECORDS[3], RECORDS[1], RECORDS[2]], order="test-reversed")
+        assert [m.id for m in a.manifest] == ["new", "other"]
+    finally:
+        del _REGISTRY["test-reversed"]

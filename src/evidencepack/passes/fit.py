@@ -262,7 +262,7 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
     threshold = layout.conflict_embedding_threshold
     kept, withheld = withhold_weak(selected, embedding_threshold=threshold) \
         if layout.conflict_policy == "withhold" else (selected, [])
-    seated = seat_candidates(kept, layout.order, conflict_embedding_threshold=threshold)
+    seated = seat_candidates(kept, layout.order, conflict_embedding_threshold=threshold, withheld=withheld)
     handles = [f"{layout.handle_prefix}{i}" for i in range(1, len(seated) + 1)]
     # The flat baseline has no handles to name in a notice; under `withhold` its conflicts are still reported,
     # for the note the reader gets.

@@ -3,7 +3,10 @@
 Strategies live in one registry: `register_order("name")` adds one, and the options check, the CLI choices
 and the docs all read `STRATEGIES` from here. Every strategy is called with the items, their key and, as a
 keyword, the assembly's `conflict_embedding_threshold`, so a strategy that looks at conflict groups finds the
-same groups the report and the notice do.
+same groups the report and the notice do. One registered with `sees_withheld=True` also gets, as `withheld`, the
+weak records the conflict policy left out of the prompt (`conflict_policy="withhold"`): without them a group that
+lost its weak members no longer looks like a group, and its current record would lose the seat it holds by
+metadata.
 """
 
 from __future__ import annotations
@@ -26,13 +29,17 @@ class Strategy(Protocol):
 
 
 _REGISTRY: dict[str, Strategy] = {}
+#: The strategies that take the withheld records as a `withheld` keyword.
+_SEES_WITHHELD: set[str] = set()
 
 
-def register_order(name: str) -> Callable[[Strategy], Strategy]:
-    """Register a seating strategy under `name` (a decorator)."""
+def register_order(name: str, *, sees_withheld: bool = False) -> Callable[[Strategy], Strategy]:
+    """Register a seating strategy under `name` (a decorator); `sees_withheld`: it takes a `withheld` keyword
+    (the records the conflict policy left out), which the others are never passed."""
 
     def add(fn: Strategy) -> Strategy:
         _REGISTRY[name] = fn
+        (_SEES_WITHHELD.add if sees_withheld else _SEES_WITHHELD.discard)(name)
         return fn
 
     return add
@@ -79,22 +86,23 @@ def _stable(items: Sequence[Any], key: Callable[[Any], str], *,
     return sorted(items, key=key)
 
 
-@register_order("edges-authority")
+@register_order("edges-authority", sees_withheld=True)
 def _edges_authority(items: Sequence[Any], key: Callable[[Any], str], *,
-                     conflict_embedding_threshold: float | None = 0.9) -> list[Any]:
+                     conflict_embedding_threshold: float | None = 0.9, withheld: Sequence[Any] = ()) -> list[Any]:
     """`edges`, with metadata deciding who gets the edges inside a conflict group: a group's current
     authoritative records go first (the best edge seat), its expired, superseded or informal records go last
     (the middle seats), and every other record keeps its rank in between. Without a conflict group this is
     exactly `edges`. Groups are found as the conflict notice finds them (topic, or embeddings at the
-    assembly's `conflict_embedding_threshold`); items that are not candidates (no metadata) are seated as
-    `edges` seats them."""
+    assembly's `conflict_embedding_threshold`), with the `withheld` members counted, so the record that holds
+    keeps the first seat when the conflict policy has left the others out; items that are not candidates (no
+    metadata) are seated as `edges` seats them."""
     from ..records.candidates import Candidate
     from .conflicts import find_conflicts
 
     if not all(isinstance(c, Candidate) for c in items):
         return _edges(items, key, conflict_embedding_threshold=conflict_embedding_threshold)
     conflicts = find_conflicts([(str(i), c) for i, c in enumerate(items)],
-                               embedding_threshold=conflict_embedding_threshold)
+                               embedding_threshold=conflict_embedding_threshold, withheld=withheld)
     first = {int(h) for c in conflicts for h in c.current}
     last = {int(h) for c in conflicts for h, _ in c.others} - first
     tiers = sorted(range(len(items)), key=lambda i: (0 if i in first else 2 if i in last else 1, i))
@@ -110,9 +118,9 @@ def strategies() -> tuple[str, ...]:
 
 
 def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[T], str] | None = None,
-          conflict_embedding_threshold: float | None = 0.9) -> list[T]:
-    """Seat `items` (given best-first) by `strategy`; pass the assembly's `conflict_embedding_threshold` so
-    the seating and the reported conflicts agree on the groups."""
+          conflict_embedding_threshold: float | None = 0.9, withheld: Sequence[T] = ()) -> list[T]:
+    """Seat `items` (given best-first) by `strategy`; pass the assembly's `conflict_embedding_threshold` and
+    the records its conflict policy withheld, so the seating and the reported conflicts agree on the groups."""
     layout = _REGISTRY.get(strategy)
     if layout is None:
         raise OptionError(f"unknown order {strategy!r} (one of {', '.join(_REGISTRY)})")
@@ -120,11 +128,14 @@ def order(items: Sequence[T], strategy: str = "edges", *, stable_key: Callable[[
         if strategy == "stable":
             raise OptionError("the stable order needs a stable_key")
         stable_key = str
+    if strategy in _SEES_WITHHELD:
+        return layout(items, stable_key, conflict_embedding_threshold=conflict_embedding_threshold,
+                      withheld=withheld)  # type: ignore[call-arg]
     return layout(items, stable_key, conflict_embedding_threshold=conflict_embedding_threshold)
 
 
-def seat_candidates(candidates: Sequence[Candidate], strategy: str, *,
-                    conflict_embedding_threshold: float | None) -> list[Candidate]:
+def seat_candidates(candidates: Sequence[Candidate], strategy: str, *, conflict_embedding_threshold: float | None,
+                    withheld: Sequence[Candidate] = ()) -> list[Candidate]:
     """The order pass in the pipeline: candidates seated by `strategy`, each known by its record id."""
     return order(candidates, strategy, stable_key=lambda c: c.id,
-                 conflict_embedding_threshold=conflict_embedding_threshold)
+                 conflict_embedding_threshold=conflict_embedding_threshold, withheld=withheld)
