@@ -97,9 +97,12 @@ _SIGNAL_TABLE: tuple[tuple[str, float, str], ...] = (
      r"treat every other source as"),
     ("forged_handle", 0.3,
      r"[\[(\u3010]\s*(?:[\^/]\s*)?s\s*\d+\s*(?:[\])\u3011:,]|$)|\bsource s\d+\b"),
+    # "you must" and a bare "from now on" are how workplace rules talk to staff ("From now on nobody gets past
+    # reception without a DBS"); "from now on" orders the model when it comes with an answer or a persona
     ("model_directive", 0.3,
-     r"\b(?:you are now|new instructions?|from now on|you must|system prompt|act as|you have been|"
-     r"conversation reset)\b"),
+     r"\b(?:you are now|new instructions?|system prompt|act as|you have been|conversation reset)\b|"
+     r"\bfrom now on\b.{0,30}\b(?:you are|you will|you'll|you follow|answer|reply|respond|speak|talk|act|behave|"
+     r"pretend)\b|\b(?:answer|reply|respond|speak|talk|act|behave|pretend)\b.{0,40}\bfrom now on\b"),
     ("answer_directive", 0.4,
      r"\b(?:in|to|into|with|from|of) your (?:answer|response|reply|output)\b|"
      r"\byour (?:answer|response|reply)(?:'s)? words\b|\b(?:answer|reply|respond) only with\b"),
