@@ -7,7 +7,9 @@ of the 2026-12-03 runs) and `docs/eval-results/fifth-by-hand.jsonl` (the fifth s
 lead-ins were designed on the 1.5B's answers; the 0.5B's were read after that, so they are the out-of-sample
 rows), `docs/eval-results/sixth-by-hand.jsonl` (the sixth set, written and read after the change: out of
 sample for both models) and `docs/eval-results/seventh-by-hand.jsonl` (the seventh set, read with the check's code
-unchanged since the sixth: out of sample for every shape, the grant included). Positives are answers read as
+unchanged since the sixth: out of sample for every shape, the grant included) and `eighth-by-hand.jsonl` (the eighth
+set, read after the verdict came to be read on a form's Answer line wherever its lead lines end: out of sample).
+Positives are answers read as
 `stale`; false alarms are answers read as `current` or `surfaced` that the check flags. Each row's assembly is
 rebuilt from its trap set, its corpus and its condition (`TrapRun.assembly`), and the answer is validated with
 `verdict_against_rule` on and every other kind off.
@@ -44,8 +46,10 @@ SETS: dict[str, tuple[str, str | None, str | None]] = {
     "fifth": ("fifth", "holdout5_traps.jsonl", "holdout5_corpus.jsonl"),
     "sixth": ("sixth", "holdout6_traps.jsonl", "holdout6_corpus.jsonl"),
     "seventh": ("seventh", "holdout7_traps.jsonl", "holdout7_corpus.jsonl"),
+    "eighth": ("eighth", "holdout8_traps.jsonl", "holdout8_corpus.jsonl"),
 }
-LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl", "sixth-by-hand.jsonl", "seventh-by-hand.jsonl")
+LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl", "sixth-by-hand.jsonl", "seventh-by-hand.jsonl",
+          "eighth-by-hand.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -90,7 +94,7 @@ def main() -> None:
           "(false alarms) | precision |")
     print("|---|---|---|---|---|")
     blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
-    earlier = [r for r in blocks if r["set"] not in ("fifth", "sixth", "seventh")]
+    earlier = [r for r in blocks if r["set"] not in ("fifth", "sixth", "seventh", "eighth")]
     groups = [*((n, [r for r in found if r["set"] == n]) for n in SETS),
               ("earlier sets, layouts with blocks (flat ones have no handles to read; in-sample)", earlier),
               ("1.5B fifth set, layouts with blocks (the No shape and the lead-ins were designed on them)",
@@ -100,7 +104,9 @@ def main() -> None:
               ("sixth set, both models, layouts with blocks (written and read after the change: out of sample)",
                [r for r in blocks if r["set"] == "sixth"]),
               ("seventh set, both models, layouts with blocks (out of sample for every shape)",
-               [r for r in blocks if r["set"] == "seventh"])]
+               [r for r in blocks if r["set"] == "seventh"]),
+              ("eighth set, both models, layouts with blocks (out of sample)",
+               [r for r in blocks if r["set"] == "eighth"])]
     for name, mine in groups:
         c = Counter((r["hand"] == "stale", r["hand"] in ("current", "surfaced"), r["fired"]) for r in mine)
         tp, fp = c[(True, False, True)], c[(False, True, True)]

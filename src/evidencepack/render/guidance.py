@@ -28,7 +28,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
   against each condition the rule sets: the 1.5B model's stale answers under `rule_form` wrote the current rule and
   then gave the other verdict, on a threshold the question states (30 hours against "more than 24") or on a
   circumstance the rule does not name; the check asks for the comparison before the verdict, not for exceptions
-  (`exception_form`) or a general statement of how rules apply (`stated_exceptions`).
+  (`exception_form`) or a general statement of how rules apply (`stated_exceptions`). Measured: it mended 6 of
+  those 8 answers and turned 11 right "No"s into "Yes" (the check finds the situation "meets" the rule), and on a set
+  written after it the 1.5B gave 8 stale answers against 5, so it is opt-in.
 - `stated_exceptions`: one sentence after the question, in every format: the rule applies as written, and a
   circumstance in the question changes the answer only if the source names it as an exception. The 1.5B model's
   stale answers under `rule_form` mostly followed such a circumstance (who was present, how long it had been) over
