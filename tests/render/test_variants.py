@@ -356,6 +356,7 @@ def test_every_answer_form_with_a_text_comes_last_reruns_and_has_its_flag(form: 
 
     a = demo(**{form: True})
     assert a.user.endswith("\n\n" + ANSWER_FORMS[form].template.substitute(prefix="S"))
+    assert Layout().with_variants(ANSWER_FORMS[form].flag.removeprefix("--")).answer_form == form  # `+rule-form`
     assert a.report.settings[form] is True
     assert [k for k in ANSWER_FORMS if a.report.settings[k]] == [form]
     again = assemble(RECORDS, QUESTION, boundary_key=DEMO_KEY, **Options.kwargs_from_settings(a.report.settings))

@@ -111,7 +111,7 @@ class AnswerForm:
 
 
 #: Every answer form (`Layout.answer_form`), in the order the settings list them. A new form is one entry here
-#: (its option value, flag, settings key and text all follow) plus one test.
+#: (its option value, flag, settings key, eval variant and text all follow) plus one test.
 ANSWER_FORMS: dict[str, AnswerForm] = {
     "scaffold": AnswerForm("--scaffold", "ask for an answer form: the answer with handles, then a line naming "
                            "conflicts", SCAFFOLD),

@@ -136,12 +136,8 @@ class Layout:
     notice_style: str = option("facts", "facts: the metadata facts only; directive: also what to do with them",
                                choices=lambda: NOTICE_STYLES)
     answer_form: str | None = option(
-        None, "an answer form after the question: scaffold (the answer with handles, then a line naming "
-        "conflicts), conflict_form (the conflict groups to fill in, in place of the notice above the sources), "
-        "rule_form (the current source's rule, then the answer), quote_form (the deciding sentence copied, "
-        "then the answer), exception_form (the rule, what it says about the question's situation, then the "
-        "answer), rule_or_none (the rule, or \"none\" when no source says it, then the answer) or check_form (the "
-        "rule, each of its conditions checked against the question's situation, then the answer)",
+        None, "an answer form after the question, one at a time: " + ", ".join(FORMS) + " (each has its own flag; "
+        "render/guidance.py and docs/variants.md say what it asks for)",
         cli="consts", consts=tuple((form.flag, name, form.help) for name, form in FORMS.items()),
         write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
@@ -293,8 +289,8 @@ class Layout:
 #: Prompt variants by name (the eval harness's `+variant` parts): each switches on options of the layout.
 VARIANTS: dict[str, Mapping[str, Any]] = {
     "reminder": {"reminder": True},  # the instructions restated after the question
-    "scaffold": {"answer_form": "scaffold"},  # an answer form: answer with handles, then a conflicts line
-    "conflict-form": {"answer_form": "conflict_form"},  # the conflict groups as an answer form after the question
+    # every answer form (`guidance.ANSWER_FORMS`), named by its flag: `--rule-form` is `+rule-form`
+    **{form.flag.removeprefix("--"): {"answer_form": name} for name, form in FORMS.items()},
     "example": {"example": True},  # one worked, cited, conflict-naming answer on made-up content
     "notice-question": {"notice_placement": "question"},  # the notice after the sources, by the question
     "directive": {"notice_style": "directive"},  # the notice says what to do with the facts it states
@@ -304,12 +300,7 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "withhold": {"conflict_policy": "withhold"},  # weak members of a decided conflict group left out
     "mention": {"conflict_policy": "withhold", "mention_withheld": True},  # withhold, saying what was left out
     "rule-first": {"rule_first": True},  # the current source's rule, with its handle, before any verdict
-    "rule-form": {"answer_form": "rule_form"},  # the same as an answer form: "Rule: ...", then "Answer: ..."
     "show-rule": {"show_rule": True},  # the assembler quotes the current source's sentence closest to the question
-    "quote-form": {"answer_form": "quote_form"},  # the deciding sentence copied: "Quote: ...", then "Answer: ..."
-    "exception-form": {"answer_form": "exception_form"},  # the rule, what it says of the question's situation, answer
-    "rule-or-none": {"answer_form": "rule_or_none"},  # the rule form, with "none" offered when no source says it
-    "check-form": {"answer_form": "check_form"},  # the rule, its conditions checked against the question, answer
     "stated-exceptions": {"stated_exceptions": True},  # only an exception the source names changes its rule
     "covers": {"abstain": "covers"},  # "I do not know" only when no source covers the question
     "specific": {"abstain": "specific"},  # say the sources do not say, rather than carry a figure over
