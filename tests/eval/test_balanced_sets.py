@@ -28,7 +28,7 @@ from trap_set_checks import (
     check_unanswerable_question,
 )
 
-NAMES = ("holdout5", "holdout6", "holdout7", "holdout8")
+NAMES = ("holdout5", "holdout6", "holdout7", "holdout8", "holdout9")
 SETS = {name: import_module(f"trap_sets.{name}") for name in NAMES}
 
 
