@@ -8,7 +8,8 @@ lead-ins were designed on the 1.5B's answers; the 0.5B's were read after that, s
 rows), `docs/eval-results/sixth-by-hand.jsonl` (the sixth set, written and read after the change: out of
 sample for both models) and `docs/eval-results/seventh-by-hand.jsonl` (the seventh set, read with the check's code
 unchanged since the sixth: out of sample for every shape, the grant included) and `eighth-by-hand.jsonl` (the eighth
-set, read after the verdict came to be read on a form's Answer line wherever its lead lines end: out of sample).
+set, read after the verdict came to be read on a form's Answer line wherever its lead lines end: out of sample) and
+`ninth-by-hand.jsonl` (the ninth set, written after every change: out of sample).
 Positives are answers read as
 `stale`; false alarms are answers read as `current` or `surfaced` that the check flags. Each row's assembly is
 rebuilt from its trap set, its corpus and its condition (`TrapRun.assembly`), and the answer is validated with
@@ -47,9 +48,10 @@ SETS: dict[str, tuple[str, str | None, str | None]] = {
     "sixth": ("sixth", "holdout6_traps.jsonl", "holdout6_corpus.jsonl"),
     "seventh": ("seventh", "holdout7_traps.jsonl", "holdout7_corpus.jsonl"),
     "eighth": ("eighth", "holdout8_traps.jsonl", "holdout8_corpus.jsonl"),
+    "ninth": ("ninth", "holdout9_traps.jsonl", "holdout9_corpus.jsonl"),
 }
 LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl", "sixth-by-hand.jsonl", "seventh-by-hand.jsonl",
-          "eighth-by-hand.jsonl")
+          "eighth-by-hand.jsonl", "ninth-by-hand.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -94,7 +96,7 @@ def main() -> None:
           "(false alarms) | precision |")
     print("|---|---|---|---|---|")
     blocks = [r for r in found if not r["condition"].startswith(("flat", "small"))]
-    earlier = [r for r in blocks if r["set"] not in ("fifth", "sixth", "seventh", "eighth")]
+    earlier = [r for r in blocks if r["set"] not in ("fifth", "sixth", "seventh", "eighth", "ninth")]
     groups = [*((n, [r for r in found if r["set"] == n]) for n in SETS),
               ("earlier sets, layouts with blocks (flat ones have no handles to read; in-sample)", earlier),
               ("1.5B fifth set, layouts with blocks (the No shape and the lead-ins were designed on them)",
@@ -106,7 +108,9 @@ def main() -> None:
               ("seventh set, both models, layouts with blocks (out of sample for every shape)",
                [r for r in blocks if r["set"] == "seventh"]),
               ("eighth set, both models, layouts with blocks (out of sample)",
-               [r for r in blocks if r["set"] == "eighth"])]
+               [r for r in blocks if r["set"] == "eighth"]),
+              ("ninth set, both models, layouts with blocks (out of sample)",
+               [r for r in blocks if r["set"] == "ninth"])]
     for name, mine in groups:
         c = Counter((r["hand"] == "stale", r["hand"] in ("current", "surfaced"), r["fired"]) for r in mine)
         tp, fp = c[(True, False, True)], c[(False, True, True)]
