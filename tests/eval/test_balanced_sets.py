@@ -1,8 +1,9 @@
-"""The trap sets balanced between "yes" and "no" (the fifth, sixth and seventh): is each well formed, and does the
-judge read it?
+"""The trap sets balanced between "yes" and "no" (the fifth to the ninth): is each well formed, and does the judge
+read it?
 
 Each set's data, its description and the counts that description promises live in `tests/trap_sets/<name>.py`;
-every check here runs on every set. A new balanced set is one module there and its name in `NAMES`.
+every check here runs on every set. A new balanced set is one module there and its name in `trap_sets.BALANCED`.
+The unanswerable questions of every set are checked in `test_unanswerable_sets.py`.
 
 A "yes" question is checked the same way as a "no" one, mirrored: its stale answer opens "No, …", the wrong-opening
 shape is "No, …" followed by the current rule (the no-bias), and a bare "No." is stale and a bare "Yes." current.
@@ -13,7 +14,6 @@ see.
 
 from __future__ import annotations
 
-from importlib import import_module
 from types import ModuleType
 
 import pytest
@@ -25,11 +25,11 @@ from trap_set_checks import (
     check_samples_shape,
     check_stale_kinds,
     check_topic_question,
-    check_unanswerable_question,
 )
+from trap_sets import BALANCED, load
 
-NAMES = ("holdout5", "holdout6", "holdout7", "holdout8", "holdout9")
-SETS = {name: import_module(f"trap_sets.{name}") for name in NAMES}
+NAMES = BALANCED
+SETS = load(NAMES)
 
 
 def _sets() -> list[ModuleType]:
@@ -97,19 +97,3 @@ def test_judge_reads_each_questions_answers(s: ModuleType, t: TrapQuestion) -> N
 @pytest.mark.parametrize(("s", "qid", "answer", "verdict"), _shapes())
 def test_judge_reads_other_answer_shapes(s: ModuleType, qid: str, answer: str, verdict: str) -> None:
     check_answer_shape(s.SET.by_question[qid], answer, verdict)
-
-
-# ---------------------------------------------------------------- unanswerable questions
-
-
-@pytest.mark.parametrize("s", _sets(), ids=NAMES)
-def test_the_unanswerable_set_has_its_shape(s: ModuleType) -> None:
-    s.SHAPE.check_unanswerable(s.SET, s.ANSWER_SHAPES, s.GROUPED, s.U_YES_NO)
-
-
-@pytest.mark.parametrize(("s", "t"), _questions("unanswerable"))
-def test_each_unanswerable_question(s: ModuleType, t: TrapQuestion) -> None:
-    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
-    and the judge reads an answer as invented and a refusal as abstained."""
-    check_unanswerable_question(s.SET, t, *s.ANSWER_SHAPES[t.id], grouped=t.id in s.GROUPED,
-                                yes_no=t.id in s.U_YES_NO)

@@ -12,7 +12,6 @@ conflict group: its topic, or, for the third set's topic-less records, its embed
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from types import ModuleType
 
 import pytest
@@ -28,14 +27,14 @@ from trap_set_checks import (
     check_patterns_separate,
     check_refusal,
     check_sample_answers,
-    check_unanswerable_question,
     check_yes_bias,
     cosine,
     question_kind,
 )
+from trap_sets import OLDER, load
 
-NAMES = ("holdout3", "holdout4", "holdout_it")
-SETS = {name: import_module(f"trap_sets.{name}") for name in NAMES}
+NAMES = OLDER
+SETS = load(NAMES)
 
 
 def _sets(where: Callable[[ModuleType], object] = lambda s: True) -> list[object]:
@@ -138,22 +137,6 @@ def test_bare_verdicts(s: ModuleType, t: TrapQuestion) -> None:
 @pytest.mark.parametrize(("s", "qid", "answer", "verdict"), _shapes())
 def test_judge_reads_other_answer_shapes(s: ModuleType, qid: str, answer: str, verdict: str) -> None:
     check_answer_shape(s.SET.by_question[qid], answer, verdict)
-
-
-# ---------------------------------------------------------------- unanswerable questions
-
-
-@pytest.mark.parametrize("s", _sets(lambda s: s.SET.unanswerable))
-def test_the_unanswerable_set_has_its_shape(s: ModuleType) -> None:
-    s.SHAPE.check_unanswerable(s.SET, s.ANSWER_SHAPES, s.GROUPED, s.U_YES_NO)
-
-
-@pytest.mark.parametrize(("s", "t"), _questions("unanswerable"))
-def test_each_unanswerable_question(s: ModuleType, t: TrapQuestion) -> None:
-    """No record answers it, its neighbouring values are retrieved, `withhold` acts on it only with a decided group,
-    and the judge reads an answer as invented and a refusal as abstained."""
-    check_unanswerable_question(s.SET, t, *s.ANSWER_SHAPES[t.id], grouped=t.id in s.GROUPED,
-                                yes_no=t.id in s.U_YES_NO)
 
 
 # ---------------------------------------------------------------- particular to the third set
