@@ -27,14 +27,13 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   on a fifth, balanced between "yes" and "no", it lost on the 0.5B (9/24 against 12/24). It is not the default
   because the 1.5B says "I do not know" with it (5 of 75 questions, 0 under the default) and for that loss.
 - `decide-form`: `decide` with the `rule_form` answer form (`Rule: ...`, then `Answer: ...`): on the 1.5B model
-  the best first answers measured (25 of 30 held-out questions, and 76 of 85 over the fourth to seventh sets,
-  current-correct by hand, none refused, 9 stale); on the 0.5B worse than the default on the fourth, fifth and
-  seventh sets (9/21 against 12/21, 10/24 against 12/24, 8/20 against 10/20) and better on the sixth (10/20
-  against 8/20).
+  the best first answers measured (25 of 30 held-out questions, and 104 of 125 over the six sets written blind,
+  the fourth to the ninth, current-correct by hand, none refused, 18 stale); on the 0.5B 58 of 125 against 55
+  for the default, mostly by answering "Yes" (7 of the 53 "no" questions right). It meets the bar set for a new
+  default; the switch is left open (docs/evaluation.md, "A ninth set").
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
-  handles) with the same withholding; on the 0.5B model it beat flat on the four sets written blind (48/85
-  against 41/85), but mostly by answering "No": on the fifth to seventh, balanced between "yes" and "no", it
-  answered 21 of the 25 "yes" questions with the stale "No" (30/64 current-correct, the default 30/64).
+  handles) with the same withholding; on the 0.5B model it beat flat on the six sets written blind (63/125
+  against 52/125, the default 55/125), but mostly by answering "No" (10 of the 44 "yes" questions right).
 - `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
   every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
   the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
