@@ -115,6 +115,9 @@ def assert_inert(source: str) -> Page:
 
 
 def demo_assembly(**kw: Any) -> dict[str, Any]:
+    """The demo under the earlier default (`structured`): the stale records in the prompt, so that the page has
+    an answer citing them to mark."""
+    kw = {"conflict_policy": "surface", "rule_form": False, **kw}
     records, question = demo_records()
     return assemble(records, question, **grouped(as_of="2026-06-01", boundary_key=DEMO_KEY, **kw)).to_dict()
 

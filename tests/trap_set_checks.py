@@ -379,10 +379,11 @@ def check_assembler_sees_gold_current(t: TrapQuestion, records: Sequence[Record]
                                       stale: Sequence[Record]) -> None:
     """Through the real assembler's manifest at `as_of`: every record is admitted, the gold one authoritative and
     current, every stale one expired or not authoritative (the trap informal or superseded), and exactly one
-    conflict group, on the gold record's topic, holds it and names the stale ones."""
-    from evidencepack import assemble
+    conflict group, on the gold record's topic, holds it and names the stale ones (under `surface`, which shows
+    every record: the default withholds the stale ones)."""
+    from evidencepack import Layout, assemble
 
-    a = assemble(list(records), t.question, as_of=t.as_of)
+    a = assemble(list(records), t.question, as_of=t.as_of, layout=Layout.preset("structured"))
     entries = {m.id: m for m in a.manifest}
     assert set(entries) == set(t.records), "every record is admitted"
     g = entries[gold.id]

@@ -157,7 +157,7 @@ class Options:
         boundary key is a secret: only whether one was given is recorded."""
         raw: dict[str, Any] = {}
         for owner, f, spec in _option_fields(self):
-            value = getattr(owner, f.name)
+            value = spec.record(owner) if spec.record else getattr(owner, f.name)
             raw.update(spec.write(value) if spec.write else {spec.key or f.name: value})
         ordered = {k: raw.pop(k) for k in SETTINGS_ORDER if k in raw}
         return {**ordered, **raw}

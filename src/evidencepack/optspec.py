@@ -45,6 +45,9 @@ class Spec:
     write: Callable[[Any], dict[str, Any]] | None = None
     read: Callable[[Mapping[str, Any]], Any] | None = None
     keys: tuple[str, ...] = ()  # the settings keys `write` produces (for the docs and the legacy names)
+    #: The value the settings record, read from the whole group, when it is not the field's own: a default that
+    #: depends on another option (`answer_form="auto"`) is recorded as what it came to, so a replay is exact.
+    record: Callable[[Any], Any] | None = None
     secret: bool = False  # never recorded: settings say only whether one was given
     flag_help: str = ""  # the flag's help when it differs from the option's (a `negate` flag says what it turns off)
 

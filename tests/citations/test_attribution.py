@@ -17,7 +17,8 @@ from evidencepack.eval.claims_eval import measure
 
 DATA = Path(__file__).parents[1] / "data"
 RECORDS, QUESTION = demo_records()
-DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY)
+DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY,
+                layout=Layout.preset("structured"))  # every demo record in the prompt, stale ones included
 HANDLE = {m.id: m.handle for m in DEMO.manifest}
 
 

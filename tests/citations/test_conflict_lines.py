@@ -10,7 +10,7 @@ from evidencepack.citations import validate_citations, withhold
 from evidencepack.data.demo import DEMO_KEY, demo_records
 
 RECORDS, QUESTION = demo_records()
-A = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout(answer_form="conflict_form"))
+A = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout.preset("conflict-form"))
 ANSWER = "Answer: No, unused PTO does not carry over into the next calendar year [S1]."
 # The 2024 handbook's rule restated in a second, uncited sentence: attribution gives it to S3 (superseded).
 STALE = "Employees may carry up to 5 days of unused PTO from one calendar year into the next."

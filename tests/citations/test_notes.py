@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencepack import assemble
+from evidencepack import Layout, assemble
 from evidencepack.citations import conflict_notes, read_assembly, validate_citations, with_notes, withhold
 from evidencepack.citations.notes import note_text
 from evidencepack.cli import main
@@ -26,7 +26,8 @@ from evidencepack.eval.report import trap_metrics, trap_report
 from evidencepack.passes.conflicts import Conflict
 
 RECORDS, QUESTION = demo_records()
-DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY)
+# the model is shown the conflict (`surface`, the earlier default): these tests read what it then cites
+DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout.preset("structured"))
 JSON = json.loads(DEMO.to_json())
 H = {m.id: m.handle for m in DEMO.manifest}
 CUR, OLD, SLACK = H["hb-pto-carryover-2025"], H["hb-pto-carryover-2024"], H["slack-pto-carryover-2023"]

@@ -42,7 +42,8 @@ RECORDS = [
 ]
 # the forum's planted sentence is kept (`on_flagged="keep"`) so that an answer can obey it
 A = assemble(RECORDS, "How much of my gym membership is reimbursed each month in Oslo?", as_of="2026-06-01",
-             layout=Layout(order="ranked", on_flagged="keep"), admission=Admission(exclude_expired=True))
+             layout=Layout(order="ranked", on_flagged="keep", conflict_policy="surface"),
+             admission=Admission(exclude_expired=True))
 CUR, OLD = (next(m.handle for m in A.manifest if m.id == i) for i in ("hb-2026", "mail-2022"))
 #: One answer per finding kind that raises a finding of that kind.
 RAISES = {

@@ -17,7 +17,7 @@ RECORDS = [
      "authority": "authoritative"},
 ]
 A = assemble(RECORDS, "How much of my gym membership is reimbursed each month?", as_of="2026-06-01",
-             layout=Layout(order="ranked"))
+             layout=Layout(order="ranked", conflict_policy="surface"))
 CUR, OLD = (next(m.handle for m in A.manifest if m.id == i) for i in ("hb-2026", "mail-2022"))
 
 
@@ -49,7 +49,8 @@ def test_reported_or_current_values_are_not_flagged(answer: str) -> None:
 
 
 def test_values_in_the_question_count_as_given() -> None:
-    a = assemble(RECORDS, "Is it still $75 a month?", as_of="2026-06-01", layout=Layout(order="ranked"))
+    a = assemble(RECORDS, "Is it still $75 a month?", as_of="2026-06-01",
+                 layout=Layout(order="ranked", conflict_policy="surface"))
     assert "stale_value" not in [f.kind for f in validate_citations("It is not $75 a month.", a).findings]
 
 

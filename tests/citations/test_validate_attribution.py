@@ -44,8 +44,9 @@ from evidencepack.eval.experiments import (
 from evidencepack.eval.report import trap_metrics, trap_report
 
 RECORDS, QUESTION = demo_records()
-DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY)
-JSON = json.loads(DEMO.to_json())  # what `evidencepack assemble --json` prints
+# the model is shown the conflict (`surface`, the earlier default): these tests read what it then cites
+DEMO = assemble(RECORDS, QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY, layout=Layout.preset("structured"))
+JSON = json.loads(DEMO.to_json())  # what `evidencepack assemble --json` prints, under that layout
 H = {m.id: m.handle for m in DEMO.manifest}
 CUR, OLD, SLACK = H["hb-pto-carryover-2025"], H["hb-pto-carryover-2024"], H["slack-pto-carryover-2023"]
 STALE_CLAIM = "A lead on Slack offered to move about a week of leftover PTO into next year if you sent a DM."

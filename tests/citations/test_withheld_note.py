@@ -23,13 +23,16 @@ from integration_data import AS_OF, GOOD, QUESTION, RECORDS, UNCITED_STALE
 from reached import count_reached, reached
 
 DEMO_RECORDS, DEMO_QUESTION = demo_records()
-DEMO = assemble(DEMO_RECORDS, DEMO_QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY)
+# the model is shown the stale records (`surface`): the note names those a guard later withholds
+DEMO = assemble(DEMO_RECORDS, DEMO_QUESTION, as_of="2026-06-01", boundary_key=DEMO_KEY,
+                layout=Layout.preset("structured"))
 H = {m.id: m.handle for m in DEMO.manifest}
 STALE_CLAIM = "Employees may carry up to 5 days of unused PTO into the next calendar year."
 
 
 def small(records=RECORDS, **options):
-    return assemble(records, QUESTION, as_of=AS_OF, layout=Layout(order="ranked"), **options)
+    return assemble(records, QUESTION, as_of=AS_OF, layout=Layout(order="ranked", conflict_policy="surface"),
+                    **options)
 
 
 def test_the_sources_withheld_from_the_demo_are_named_with_authority_expiry_and_date() -> None:

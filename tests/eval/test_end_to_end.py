@@ -180,7 +180,8 @@ def test_cache_only_reports_what_is_cached_and_makes_no_call(tmp_path: Path, cap
 
 #: The library defaults the harness relied on before they moved: its prompts (and the answer cache keyed on
 #: them) must not move with the defaults.
-PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered", "on_flagged": "keep"}
+PINNED = {"format": "text", "order": "edges", "abstain": "if-unanswered", "on_flagged": "keep",
+          "conflict_policy": "surface", "answer_form": None}
 
 
 def _pinned(condition: str) -> dict[str, Any]:
@@ -190,7 +191,8 @@ def _pinned(condition: str) -> dict[str, Any]:
 
 def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
     assert _pinned("original") == PINNED
-    flat = Layout(format="flat", order="edges", on_flagged="keep")  # the baseline keeps what the scan flags
+    # the baseline keeps what the scan flags and shows every record
+    flat = Layout(format="flat", order="edges", on_flagged="keep", conflict_policy="surface", answer_form=None)
     assert condition_options("flat") == {"layout": flat, "admission": Admission()}
     assert condition_options("flat+exclude") == {"layout": flat,
                                                  "admission": Admission(exclude_expired=True, exclude_superseded=True)}
@@ -204,17 +206,23 @@ def test_trap_conditions_pin_the_options_whose_defaults_moved() -> None:
         condition_options("structured+scaffold+conflict-form")
 
 
-def test_structured_is_whatever_assemble_does_by_default() -> None:
-    """`structured` measures the product: its prompt is `assemble`'s with nothing but the harness's key."""
+def test_default_is_whatever_assemble_does_by_default_and_structured_the_earlier_default() -> None:
+    """`default` measures the product: its prompt is `assemble`'s with nothing but the harness's key; `structured`
+    is the earlier default, pinned (the conflict surfaced to the model, no answer form)."""
     trap = load_traps()[0]
     run = TrapRun(ScriptedBackend(), [trap], corpus(), Sampling())
     records = [r for r in corpus() if r.id in trap.records]
     records.sort(key=lambda r: trap.records.index(r.id))
     plain = assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY)
-    assert condition_options("structured") == {"layout": Layout(), "admission": Admission()}
-    assert run.assembly(trap, "structured").messages == plain.messages
-    assert run.assembly(trap, "original").messages != plain.messages
-    assert run.assembly(trap, "structured+reminder").messages != plain.messages
+    assert condition_options("default") == {"layout": Layout(), "admission": Admission()}
+    assert run.assembly(trap, "default").messages == plain.messages
+    assert run.assembly(trap, "decide-form").messages == plain.messages  # the preset the default came from
+    earlier = assemble(records, trap.question, as_of=trap.as_of, boundary_key=EVAL_KEY,
+                       layout=Layout(conflict_policy="surface", answer_form=None))
+    assert condition_options("structured")["layout"] == Layout(conflict_policy="surface", answer_form=None)
+    assert run.assembly(trap, "structured").messages == earlier.messages != plain.messages
+    assert run.assembly(trap, "original").messages != earlier.messages
+    assert run.assembly(trap, "structured+reminder").messages != earlier.messages
 
 
 @pytest.mark.parametrize("system", [SWEEP_SYSTEM, None])

@@ -32,8 +32,10 @@ CLI_RUNS: dict[str, list[str]] = {
     "json-fields": ["--format", "json", "--profile", "doc,section,authority", "--window", "2048"],
     "exclude": ["--exclude-expired", "--exclude-superseded", "--max-records", "3"],
     "resolve": ["--conflict-policy", "resolve", "--abstain", "if-unanswered", "--no-notice"],
-    "notice": ["--notice-placement", "question", "--notice-style", "directive", "--reminder"],
-    "forms": ["--conflict-form", "--example"],
+    "notice": ["--notice-placement", "question", "--notice-style", "directive", "--reminder", "--conflict-policy",
+               "surface", "--no-answer-form"],
+    "forms": ["--conflict-form", "--example", "--conflict-policy", "surface"],
+    "structured": ["--conflict-policy", "surface", "--no-answer-form"],  # the earlier default: "default" before
     "scaffold": ["--scaffold", "--marking", "datamark", "--injection-threshold", "0.5"],
     "tight": ["--window", "1400", "--output-reserve", "300", "--safety-margin", "20", "--fill-gaps",
               "--on-invalid", "drop", "--lazy"],

@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from evidencepack import Budget, Layout, assemble
+from evidencepack import Budget, Layout, Record, assemble
 from evidencepack.citations import conflict_notes, read_assembly, with_notes
 from evidencepack.errors import AssemblyFormatError, OptionError
+from evidencepack.passes.conflicts import Withholding, withhold_weak
+from evidencepack.records.candidates import Candidate
 
 AS_OF = "2026-03-01"
 KEY = b"withhold-test-key-0123"
@@ -49,7 +53,8 @@ def test_records_in_no_decided_group_are_untouched() -> None:
     included = {m.id for m in a.manifest}
     # no group ("other"), and a group with no current authoritative member ("parking"): both stay
     assert {"other", "lone-a", "lone-b"} <= included
-    surface = assemble(RECORDS, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY)
+    surface = assemble(RECORDS, "Can I carry over PTO?", as_of=AS_OF, boundary_key=KEY,
+                       layout=Layout(conflict_policy="surface"))
     assert {m.id for m in surface.manifest} == {r["id"] for r in RECORDS}
 
 
@@ -101,7 +106,8 @@ def test_mention_puts_one_metadata_line_in_the_prompt() -> None:
 
 def test_mention_needs_the_withhold_policy() -> None:
     with pytest.raises(OptionError, match="mention_withheld"):
-        Layout(mention_withheld=True)
+        Layout(mention_withheld=True, conflict_policy="surface")
+    assert Layout(mention_withheld=True).conflict_policy == "withhold"  # the default policy
 
 
 def test_flat_prompts_withhold_too_and_report_the_group() -> None:
@@ -209,3 +215,34 @@ def test_a_plugin_order_without_the_withheld_keyword_still_runs_under_withhold()
         assert [m.id for m in a.manifest] == ["new", "other"]
     finally:
         del _REGISTRY["test-reversed"]
+
+
+# -- the budget pass's running account matches the fit pass's decision ------------------------------------
+
+_VECTORS = st.sampled_from([(1.0, 0.0, 0.0), (0.95, 0.3, 0.0), (0.0, 1.0, 0.0), (0.0, 0.9, 0.45), (0.0, 0.0, 1.0),
+                            (0.6, 0.6, 0.5), (0.0, 0.0, 0.0), (1.0, 0.0), (3e-120, 1e-120, 0.0),
+                            (0.6, 0.8, 0.0), (0.894, 0.447, 0.0)])  # the last: a bridge at 0.8 between two
+_MEMBER = st.tuples(st.sampled_from([None, "a", "b"]), st.one_of(st.none(), _VECTORS),
+                    st.sampled_from(["authoritative", "informal", "superseded"]),
+                    st.sampled_from(["current", "expired", "not_yet_valid"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_MEMBER, max_size=14), st.sampled_from([0.9, 0.8, 0.0, None]))
+@example([(None, (1.0, 0.0, 0.0), "authoritative", "current"), (None, (0.6, 0.8, 0.0), "informal", "current"),
+          (None, (0.894, 0.447, 0.0), "superseded", "current")], 0.8)  # the third joins two groups
+def test_withholding_followed_record_by_record_is_what_withhold_weak_decides(
+        members: list[tuple[str | None, tuple[float, ...] | None, str, str]], threshold: float | None) -> None:
+    """`Withholding` (the budget pass's running account, kept incrementally) withholds exactly what
+    `withhold_weak` (the fit pass, on the whole selection at once) withholds, after every record joins."""
+    window = {"current": {}, "expired": {"valid_until": "2020-01-01"}, "not_yet_valid": {"valid_from": "2030-01-01"}}
+    cands = [Candidate(Record.from_dict({"id": f"r{i}", "text": f"text {i}", "topic": topic, "embedding": vec,
+                                         "authority": authority, **window[status]}), i + 1, status)  # type: ignore[arg-type]
+             for i, (topic, vec, authority, status) in enumerate(members)]
+    running, out = Withholding(embedding_threshold=threshold), set()
+    for k, cand in enumerate(cands):
+        newly = running.propose(cand)
+        running.accept(cand, newly)
+        out |= newly
+        _, weak = withhold_weak(cands[: k + 1], embedding_threshold=threshold)
+        assert out == {c.rank for c in weak}

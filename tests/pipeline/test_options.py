@@ -99,12 +99,20 @@ def test_groups_are_frozen_and_normalised() -> None:
 
 def test_the_presets_are_the_measured_layouts() -> None:
     assert LAYOUTS["default"] == Layout()
+    # the default is `decide-form`'s layout wherever there are source blocks, and `small`'s policy without them
+    assert (Layout().conflict_policy, Layout().form) == ("withhold", "rule_form")
+    assert Layout(format="flat").form is None and Layout(format="flat").conflict_policy == "withhold"
+    structured = Layout.preset("structured")  # the earlier default, pinned
+    assert structured == Layout(conflict_policy="surface", answer_form=None)
     original = Layout.preset("original")
-    assert (original.format, original.profile, original.order, original.abstain, original.conflict_notice) == \
-        ("text", "policy", "edges", "if-unanswered", True)
-    assert (Layout.preset("flat").format, Layout.preset("flat").order) == ("flat", "edges")
-    assert Layout.preset("scaffold") == Layout(reminder=True, answer_form="scaffold")
-    assert Layout.preset("conflict-form") == Layout(answer_form="conflict_form")
+    assert (original.format, original.profile, original.order, original.abstain, original.conflict_notice,
+            original.conflict_policy, original.form) == ("text", "policy", "edges", "if-unanswered", True, "surface",
+                                                         None)
+    flat = Layout.preset("flat")
+    assert (flat.format, flat.order, flat.conflict_policy) == ("flat", "edges", "surface")
+    assert Layout.preset("scaffold") == replace(structured, reminder=True, answer_form="scaffold")
+    assert Layout.preset("conflict-form") == replace(structured, answer_form="conflict_form")
+    assert Layout.preset("decide") == Layout(answer_form=None)
     assert Layout.preset("untrusted") == Layout(marking="datamark")
     assert Layout.presets() == tuple(LAYOUTS)
     with pytest.raises(OptionError, match="preset"):
@@ -113,7 +121,7 @@ def test_the_presets_are_the_measured_layouts() -> None:
 
 def test_variants_switch_options_on_and_refuse_two_answer_forms() -> None:
     assert Layout.preset("original").with_variants("compact", "authority-edges", "last-resort", "redact-flagged") == \
-        replace(Layout(), profile="policy")
+        replace(Layout.preset("structured"), profile="policy")
     with pytest.raises(OptionError, match="answer_form"):
         Layout().with_variants("scaffold", "conflict-form")
     with pytest.raises(OptionError, match="variant"):

@@ -4,6 +4,7 @@ naming the new spelling, and gives the bytes the new spelling gives."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -50,15 +51,13 @@ CASES: list[tuple[dict[str, Any], dict[str, Any], str]] = [
     ({"reminder": True}, {"layout": Layout(reminder=True)}, "Layout(reminder=...)"),
     ({"scaffold": True}, {"layout": Layout(answer_form="scaffold")}, "Layout(answer_form='scaffold')"),
     ({"example": True}, {"layout": Layout(example=True)}, "Layout(example=...)"),
-    ({"conflict_form": True}, {"layout": Layout(answer_form="conflict_form")},
-     "Layout(answer_form='conflict_form')"),
     ({"neutralise_question": False}, {"layout": Layout(neutralise_question=False)},
      "Layout(neutralise_question=...)"),
 ]
 
 
 def test_the_cases_cover_every_old_name() -> None:
-    assert {k for old, _, _ in CASES for k in old} == set(LegacyOptions.__annotations__)
+    assert {k for old, _, _ in CASES for k in old} | {"conflict_form"} == set(LegacyOptions.__annotations__)
     # The old names are settings keys of the groups other than the budget (which was always a `Budget`); an option
     # added later has no flat keyword.
     keys = {k for r in option_rows() if r.group not in ("", "budget") for k in r.spec.settings_keys(r.name)}
@@ -83,6 +82,19 @@ def test_old_names_apply_on_top_of_a_group_given() -> None:
         a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=Layout.preset("original"),
                      format="xml")
     assert a.format == "xml" and a.report.settings["order"] == "edges"
+
+
+def test_the_old_conflict_form_name_needs_a_policy_that_shows_the_conflicts() -> None:
+    """The conflict form lists each conflict for the model to name; the default policy withholds the weak members,
+    so on its own the old keyword is refused with the fix, and on top of `surface` it gives the same bytes."""
+    surface = Layout(conflict_policy="surface")
+    with pytest.warns(DeprecationWarning, match="Layout\\(answer_form='conflict_form'\\)"):
+        a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=surface,
+                     conflict_form=True)  # type: ignore[call-arg]
+    b = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=KEY, layout=replace(surface, answer_form="conflict_form"))
+    assert a.to_json() == b.to_json() and "Reply in this form:" in a.user
+    with pytest.warns(DeprecationWarning), pytest.raises(OptionError, match="conflict_policy='surface'"):
+        assemble(RECORDS, QUESTION, as_of=AS_OF, conflict_form=True)  # type: ignore[call-arg]
 
 
 def test_both_old_answer_forms_are_refused() -> None:

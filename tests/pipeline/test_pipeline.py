@@ -314,9 +314,10 @@ def test_the_question_is_neutralised_by_default_and_the_choice_is_recorded() -> 
     assert tail.startswith("What is the rule?\nSystem")
     raw = assemble([{"id": "a", "text": "x"}], question, as_of=AS_OF, boundary_key=KEY,
                    layout=Layout(neutralise_question=False))
-    assert raw.user.endswith(question) and raw.report.settings["neutralise_question"] is False
+    form = Layout().after_question()  # the default answer form follows the question
+    assert raw.user.endswith(question + form) and raw.report.settings["neutralise_question"] is False
     plain = "Does unused PTO carry over into 2027?"
-    assert assemble([{"id": "a", "text": "x"}], plain, as_of=AS_OF, boundary_key=KEY).user.endswith(plain)
+    assert assemble([{"id": "a", "text": "x"}], plain, as_of=AS_OF, boundary_key=KEY).user.endswith(plain + form)
 
 
 def test_labels_of_a_custom_system_template_are_defused_in_records() -> None:

@@ -11,4 +11,7 @@ def test_readme_python_example_runs():
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     assert namespace["verdict"].valid
-    assert [m.handle for m in namespace["a"].manifest] == ["S1", "S2"]
+    assert [m.handle for m in namespace["a"].manifest] == ["S1"]  # the expired Slack message is withheld
+    assert [(r.id, r.reason) for r in namespace["a"].report.records] == [("hb-2025", None),
+                                                                         ("slack-2023", "conflict_withheld")]
+    assert "[S1] is current and authoritative and holds" in namespace["notes"][0].text

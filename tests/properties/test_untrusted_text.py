@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import evidencepack as ep
 import evidencepack.passes.redact as redact_module
 import evidencepack.passes.scan as scan_module
-from evidencepack import Admission, Budget, Layout, RecordError, assemble
+from evidencepack import Admission, Budget, Layout, Options, RecordError, assemble
 from evidencepack.data.demo import corpus
 from evidencepack.passes.order import STRATEGIES
 from evidencepack.passes.scan import injection_score
@@ -80,6 +80,8 @@ def run(records: Sequence[Mapping[str, Any]], fmt: str, question: str = "What ap
     kw.setdefault("boundary_key", KEY)
     kw.setdefault("tokenizer", TOK)
     kw.setdefault("budget", BIG)
+    # every record shown, the conflict notice included (`surface`; the default withholds a group's weak members)
+    kw.setdefault("conflict_policy", "surface")
     return assemble(records, question, **grouped(as_of="2026-01-01", format=fmt, **kw))
 
 
@@ -150,7 +152,8 @@ def check_invariant(asm: ep.Assembly, records: Sequence[Mapping[str, Any]], fmt:
     # Nothing from a record outside its block: what is left is exactly the frame evidencepack wrote.
     outside = re.sub(BLOCK_SPAN[fmt].format(b=re.escape(asm.boundary)), "", asm.user, flags=re.DOTALL)
     between = "\n" if fmt == "compact" else "\n\n"  # compact: one line break between blocks
-    assert outside == "Sources:\n\n" + between * (len(blocks) - 1) + f"\n\nQuestion: {question}"
+    after = Options.kwargs_from_settings(asm.report.settings)["layout"].after_question()  # the answer form, if any
+    assert outside == "Sources:\n\n" + between * (len(blocks) - 1) + f"\n\nQuestion: {question}" + after
     assert "canary" not in fold(outside)
 
 

@@ -22,7 +22,7 @@ def one(fmt="text", profile="policy", **fields):
 @pytest.mark.parametrize("fmt", ["compact", "text", "xml", "markdown", "json"])
 @pytest.mark.parametrize("profile", list(PROFILES))
 def test_every_profile_in_every_format_renders_exactly_its_fields(fmt, profile):
-    user = one(fmt, profile, valid_from="2025-01-01").user
+    user = one(fmt, profile, valid_from="2025-01-01").user.split("\n\nQuestion:")[0]  # the answer form aside
     expected = {"doc": "Handbook", "section": "5.2", "date": "2025-01-01", "source_system": "handbook",
                 "authority": "authoritative", "status": "current", "sensitivity": "internal"}
     for name, value in expected.items():
@@ -67,7 +67,8 @@ def _rec(id, topic=None, authority="authoritative", valid_until=None, embedding=
 
 def test_conflicts_grouped_by_topic():
     a = assemble([_rec("cur", "pto"), _rec("old", "pto", "informal", "2024-01-01"), _rec("other", "gym"),
-                  _rec("gym-slack", "gym", "informal")], "q", as_of=AS_OF, layout=Layout(order="ranked"))
+                  _rec("gym-slack", "gym", "informal")], "q", as_of=AS_OF,
+                 layout=Layout(order="ranked", conflict_policy="surface"))
     assert [(c.topic, c.current, c.others) for c in a.report.conflicts] == [
         ("pto", ("S1",), (("S2", ("informal", "EXPIRED since 2024-01-01")),)),
         ("gym", ("S3",), (("S4", ("informal",)),)),
@@ -77,7 +78,7 @@ def test_conflicts_grouped_by_topic():
 def test_conflicts_grouped_by_embeddings_when_no_topic():
     a = assemble([_rec("cur", embedding=[1, 0, 0]), _rec("old", authority="superseded", embedding=[0.95, 0.1, 0]),
                   _rec("far", authority="informal", embedding=[0, 0, 1])], "q", as_of=AS_OF,
-                 layout=Layout(order="ranked"), dedup=Dedup(embedding_cutoff=None))
+                 layout=Layout(order="ranked", conflict_policy="surface"), dedup=Dedup(embedding_cutoff=None))
     [c] = a.report.conflicts
     assert c.topic is None and c.current == ("S1",) and c.others == (("S2", ("superseded",)),)
 
@@ -91,7 +92,7 @@ def test_no_conflict_when_records_agree_in_status():
 
 def test_notice_states_metadata_facts_only():
     a = assemble([_rec("cur", "pto"), _rec("old", "pto", "informal", "2024-01-01")], "q", as_of=AS_OF,
-                 boundary_key="k" * 16, layout=Layout(order="ranked"))
+                 boundary_key="k" * 16, layout=Layout(order="ranked", conflict_policy="surface"))
     notice = a.user.split("\n\n")[1].split(f"<<<{a.boundary} BEGIN")[0]  # compact: no blank line before blocks
     assert notice.startswith("Notice:") and "S2 is informal and EXPIRED since 2024-01-01" in notice
     assert "Text cur" not in notice and "Text old" not in notice
@@ -104,8 +105,8 @@ def test_flat_baseline_has_no_structure():
 
 
 def test_conflict_policy():
-    surface, resolve = one().system, assemble([{"id": "a", "text": "t"}], "q", as_of=AS_OF,
-                                              layout=Layout(conflict_policy="resolve")).system
+    surface, resolve = (assemble([{"id": "a", "text": "t"}], "q", as_of=AS_OF, layout=Layout(conflict_policy=policy)
+                                 ).system for policy in ("surface", "resolve"))
     assert "name the handles on each side" in surface and "give one answer" in resolve
     with pytest.raises(ValueError, match="conflict_policy"):
         assemble([{"id": "a", "text": "t"}], "q", as_of=AS_OF, layout=Layout(conflict_policy="vote"))

@@ -34,6 +34,8 @@ SHOWN = 'From the current, authoritative source [{handle}]: "Upgrades to SUVs, m
 
 
 def build(records=RECORDS, question=QUESTION, **layout):
+    """The shown rule alone after the question (no answer form unless one is given)."""
+    layout.setdefault("answer_form", None)
     return assemble(records, question, as_of=AS_OF, boundary_key=DEMO_KEY, layout=Layout(show_rule=True, **layout))
 
 
@@ -48,7 +50,8 @@ def test_the_closest_sentence_of_the_current_record_follows_the_question(policy:
     assert tail == "\n\n" + SHOWN.format(handle=handle_of(a, "policy"))
     assert "Upgrades to SUVs" in next(b.text for b in read_blocks(a.user, a.boundary, a.format)
                                       if b.handle == handle_of(a, "policy"))  # a sentence of that very block
-    plain = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY, layout=Layout(conflict_policy=policy))
+    plain = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY,
+                     layout=Layout(conflict_policy=policy, answer_form=None))
     assert a.user == plain.user + "\n\n" + SHOWN.format(handle=handle_of(a, "policy"))
     assert a.report.tokens["shown_rule"] == TOK.count(tail) and "shown_rule" not in plain.report.tokens
 

@@ -3,6 +3,7 @@ its settings, and carrying nothing about the question it is used for."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -25,20 +26,30 @@ RECORDS, QUESTION = demo_records()
 VARIANTS = {"reminder": True, "scaffold": True, "example": True, "notice_placement": "question",
             "notice_style": "directive", "order": "edges-authority", "format": "compact", "abstain": "last-resort"}
 #: The prompt before any variant existed (the evaluation harness pins these values), and today's defaults.
-ORIGINAL = {"reminder": False, "scaffold": False, "example": False, "notice_placement": "sources",
-            "notice_style": "facts", "order": "edges", "format": "text", "abstain": "if-unanswered"}
-DEFAULTS = {**ORIGINAL, "abstain": "last-resort", "order": "edges-authority", "format": "compact"}
+ORIGINAL = {"reminder": False, "scaffold": False, "rule_form": False, "example": False,
+            "notice_placement": "sources", "notice_style": "facts", "order": "edges", "format": "text",
+            "abstain": "if-unanswered"}
+#: The earlier default (the `structured` preset), which the variants here were measured on: every `demo` below
+#: starts from it, so a variant is compared with what it was measured against.
+STRUCTURED = {**ORIGINAL, "abstain": "last-resort", "order": "edges-authority", "format": "compact"}
+#: Today's defaults: the assembler withholds a decided group's weak members and asks for the rule form.
+DEFAULTS = {**STRUCTURED, "conflict_policy": "withhold", "rule_form": True}
 
 
 def demo(**kw):
+    kw.setdefault("conflict_policy", "surface")
+    if not any(form in kw for form in ANSWER_FORMS):
+        kw["rule_form"] = False
     return assemble(RECORDS, QUESTION, **grouped(as_of=AS_OF, boundary_key=DEMO_KEY, **kw))
 
 
 def test_the_defaults_are_the_documented_ones_and_recorded_in_settings() -> None:
-    plain = demo()
+    plain = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY)
     assert plain.prompt == demo(**DEFAULTS).prompt
     assert {k: plain.report.settings[k] for k in DEFAULTS} == DEFAULTS
-    assert plain.prompt != demo(**ORIGINAL).prompt
+    assert plain.prompt != demo(**STRUCTURED).prompt != demo(**ORIGINAL).prompt
+    assert demo(**STRUCTURED).prompt == assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY,
+                                                 layout=Layout.preset("structured")).prompt
 
 
 @pytest.mark.parametrize(("name", "value"), list(VARIANTS.items()))
@@ -163,10 +174,9 @@ def _near_pair(cos: float) -> list[Record]:
 def test_edges_authority_groups_embeddings_at_the_callers_threshold_as_the_report_does(
         cos: float, threshold: float | None, grouped: bool) -> None:
     records = _near_pair(cos)
-    a = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY,
-                 layout=Layout(conflict_embedding_threshold=threshold))
-    edges = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY,
-                     layout=Layout(order="edges", conflict_embedding_threshold=threshold))
+    surface = Layout(conflict_policy="surface", conflict_embedding_threshold=threshold)  # the stale record shown
+    a = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, layout=surface)
+    edges = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, layout=replace(surface, order="edges"))
     seats = [m.id for m in a.manifest]
     by_id = {m.id: m.handle for m in a.manifest}
     reported = [(c.current, c.others) for c in a.report.conflicts]
@@ -277,8 +287,9 @@ def test_conflict_form_replaces_the_notice_with_an_answer_form_after_the_questio
 
 def test_conflict_form_adds_nothing_without_a_conflict_group() -> None:
     records = [Record(id=f"r{i}", text=f"record number {i} about topic {i}") for i in range(3)]
-    with_form = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, layout=Layout(answer_form="conflict_form"))
-    assert with_form.user == assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY).user
+    with_form = assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY, layout=Layout.preset("conflict-form"))
+    assert with_form.user == assemble(records, "q?", as_of=AS_OF, boundary_key=DEMO_KEY,
+                                      layout=Layout.preset("structured")).user
     assert with_form.report.settings["conflict_form"] is True and "Reply in this form" not in with_form.user
 
 
@@ -340,7 +351,8 @@ def test_cli_conflict_form(tmp_path, capsys) -> None:
     assert main(["demo", "--records"]) == 0
     path = tmp_path / "r.jsonl"
     path.write_text(capsys.readouterr().out)
-    assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", "--conflict-form"]) == 0
+    assert main(["assemble", str(path), "-q", QUESTION, "--as-of", AS_OF, "--json", "--conflict-form",
+                 "--conflict-policy", "surface"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["report"]["settings"]["conflict_form"] is True
     assert "Reply in this form:" in out["messages"][1]["content"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from ..assemble import assemble
+from ..citations import conflict_notes
 from ..records.record import Record
 from ..render.layout import Layout
 from ..report import report_table
@@ -42,8 +43,11 @@ def run_demo(as_of: str = "2026-06-01") -> str:
         rule, f"Question: {question}    (validity judged as of {as_of})", rule,
         "", "1. FLATTENED: the failing pipeline (texts joined by newlines, no metadata)", "-" * 100,
         flat.prompt, "", f"   {flat.report.budget['prompt_tokens']} prompt tokens", "",
-        "2. STRUCTURED: evidencepack (handles, metadata headers, instructions, conflict notice)", "-" * 100,
+        "2. STRUCTURED: evidencepack (handles, metadata headers, instructions; the conflict decided from metadata: "
+        "the stale records withheld, the rule asked for before the answer)", "-" * 100,
         structured.prompt, "", "3. REPORT: every retrieved record, accounted once", "-" * 100,
         report_table(structured), "",
-        "Conflicts found from metadata: " + json.dumps([c.to_dict() for c in structured.report.conflicts]),
+        "Conflicts found from metadata: " + json.dumps([c.to_dict() for c in structured.report.conflicts]), "",
+        "4. NOTE TO THE READER: delivered with whatever the model answers (built from metadata, never record text)",
+        "-" * 100, *(f"Note: {note.text}" for note in conflict_notes("", structured)),
     ])

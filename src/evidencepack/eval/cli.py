@@ -97,15 +97,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                "positions --task kv --k 9 19 --out eval-runs/positions")
     ev.set_defaults(func=run)  # the main CLI calls args.func(args)
     sub = ev.add_subparsers(dest="eval_command", required=True)
-    t = sub.add_parser("traps", help="the trap set under flat / structured / structured+guard / +exclude",
+    t = sub.add_parser("traps", help="the trap set under flat / structured / default / +guard / +exclude",
                        formatter_class=raw, epilog="example:\n  evidencepack eval traps --base-url "
                        "http://127.0.0.1:8765/v1 --model qwen --limit 5 --out eval-runs/traps")
     _common(t, 300)
     t.add_argument("--traps", help="trap-set JSONL (default: the bundled HR set)")
     t.add_argument("--corpus", help="records JSONL the trap set refers to (default: the bundled HR corpus)")
-    t.add_argument("--conditions", default="flat,structured,structured+guard",
-                   help=f"comma-separated; each is {' or '.join(TRAP_BASES)} (structured: the library's defaults; "
-                        "original: the first structured layout, pinned), then any of "
+    t.add_argument("--conditions", default="flat,structured,default",
+                   help=f"comma-separated; each is {' or '.join(TRAP_BASES)} (default: the library's defaults, "
+                        "whatever they are when you run it; structured: the earlier default, pinned; original: the "
+                        "first structured layout, pinned), then any of "
                         f"{', '.join('+' + v for v in TRAP_VARIANTS)} (e.g. structured+reminder, original+compact; "
                         "flat takes only +exclude)")
     t.add_argument("--limit", type=int, help="only the first N questions")

@@ -31,21 +31,24 @@ EVAL_KEY = b"evidencepack-eval-fixed-boundary"  # public on purpose: reproducibl
 #: only selects the library's option groups (a layout preset, its named variants, an admission preset; see
 #: `render.layout`);
 #: `guard` is the one part that changes what the harness does (one retry, see below).
-#: - `structured` is what `assemble` does by default, whatever the defaults are when you run it: the product.
+#: - `default` is what `assemble` does by default, whatever the defaults are when you run it: the product.
+#: - `structured` pins the earlier default (`compact` blocks, `edges-authority`, conflicts surfaced by the model,
+#:   no answer form): every published run named `structured` was run with it, and a change of defaults never
+#:   moves it. (The default is now `decide-form`'s layout: withhold, and the rule form where there are blocks.)
 #: - `original` pins the first structured layout's options (`text` blocks, `edges` order, the `if-unanswered`
 #:   line), so a change of defaults never moves it (a change of the renderer does: the quoted headers of issue 25
 #:   did); the published variant tables compare against it (they were run when it was still called `structured`).
 #: - `flat` is the failing baseline: record texts joined, no handles, no metadata. `flat+exclude` flattens the
 #:   records `structured+exclude` keeps, to tell what the structure does from what leaving stale records out does.
-#: - every other layout preset of the library (`render.layout.LAYOUTS`) is a base under its own name: a preset
-#:   added there is a condition here with no further change.
-TRAP_BASES: dict[str, Layout] = {"structured": Layout.preset("default"), **LAYOUTS}
+#: - every layout preset of the library (`render.layout.LAYOUTS`, these three among them) is a base under its own
+#:   name: a preset added there is a condition here with no further change.
+TRAP_BASES: dict[str, Layout] = dict(LAYOUTS)
 #: The `+variant` parts: the library's layout variants (`render.layout.VARIANTS`: reminder, scaffold,
 #: conflict-form, example, notice-question, directive, authority-edges, compact, last-resort), `exclude` (the
 #: library's `exclude-stale` admission: expired and superseded records left out) and `guard`.
 TRAP_VARIANTS: tuple[str, ...] = ("guard", "exclude", *VARIANTS)
 #: The named conditions (any other `+` combination of a base and variants is accepted too).
-TRAP_CONDITIONS: tuple[str, ...] = ("flat", "structured", "original",
+TRAP_CONDITIONS: tuple[str, ...] = ("flat", "structured", "original", "default",
                                     *(f"{b}+{v}" for b in ("structured", "original") for v in TRAP_VARIANTS))
 #: The findings the guard regenerates on by default. `uncited` and `unsupported_value` are the ones small models
 #: earn (they rarely write a handle); select them with `TrapRun.guard_kinds` / `eval traps --guard-on`.
@@ -362,7 +365,8 @@ class SweepRun:
             msgs = [{"role": "system", "content": CLOSED_BOOK_SYSTEM}, {"role": "user", "content": item.question}]
             return msgs, None, 0
         layout = Layout(order=item.order, profile="minimal", format="text", abstain="if-unanswered",
-                        conflict_notice=False, system_template=self.system)  # pinned: the cached answers stay valid
+                        conflict_notice=False, conflict_policy="surface", answer_form=None,
+                        system_template=self.system)  # pinned: the cached answers stay valid
         a = assemble(list(item.records), item.question, as_of=self.as_of, layout=layout, boundary_key=EVAL_KEY,
                      model=self.model)
         if len(a.manifest) != len(item.records):

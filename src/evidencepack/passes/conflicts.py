@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..records.candidates import Candidate, status_text
-from ..records.vectors import components
+from ..records.vectors import KeptVectors, components
 
 
 @dataclass(frozen=True)
@@ -96,34 +96,66 @@ class Withholding:
     """What `withhold_weak` will leave out of a selection, followed as the budget pass builds it (one instance per
     assembly), so the room a withheld record would take goes to the next ranks. `propose(c)` gives the ranks that
     become withheld if `c` joins the selection (`c`'s own among them when it is weak in a decided group);
-    `accept(c)` adds it. Topic groups are disjoint, so a record with a topic changes only its own group and costs
-    the size of that group; a record with neither topic nor embedding changes nothing; only an embedding-grouped
-    one regroups the whole selection, as `withhold_weak` does."""
+    `accept(c)` adds it. Groups only grow as the selection grows, so each record changes only its own group: a
+    topic group costs its size, an embedding group one comparison of the new embedding with the selected ones
+    (`KeptVectors`, exact as `components` is), and a record with neither changes nothing."""
 
     def __init__(self, *, embedding_threshold: float | None = 0.9) -> None:
         self._threshold = embedding_threshold
-        self._selected: list[Candidate] = []
         self._topics: dict[str, list[Candidate]] = {}
         self._out: set[int] = set()
+        # the embedding-grouped records selected so far, by key (their order of selection): their vectors, and
+        # single-link groups as a union-find whose roots hold the members
+        self._vectors = KeptVectors()
+        self._keys: list[int] = []
+        self._parent: dict[int, int] = {}
+        self._members: dict[int, list[Candidate]] = {}
+        self._proposed: tuple[Candidate, set[int]] | None = None  # the last proposal's linked roots
 
     def propose(self, cand: Candidate) -> set[int]:
         topic = cand.record.topic
         if topic:
             group = [*self._topics.get(topic, ()), cand]
-            if not any(is_current_authoritative(c) for c in group):
-                return set()
-            return {c.rank for c in group if weak_reasons(c)} - self._out
-        if cand.record.embedding is not None and self._threshold is not None:
-            _, weak = withhold_weak([*self._selected, cand], embedding_threshold=self._threshold)
-            return {c.rank for c in weak} - self._out
-        return set()
+        elif cand.record.embedding is not None and self._threshold is not None:
+            roots = self._linked_roots(cand)
+            group = [cand, *(c for root in roots for c in self._members[root])]
+        else:
+            return set()
+        if not any(is_current_authoritative(c) for c in group):
+            return set()
+        return {c.rank for c in group if weak_reasons(c)} - self._out
 
     def accept(self, cand: Candidate, withheld: set[int]) -> None:
         """Add `cand`, with what `propose(cand)` returned."""
-        self._selected.append(cand)
         if cand.record.topic:
             self._topics.setdefault(cand.record.topic, []).append(cand)
+        elif cand.record.embedding is not None and self._threshold is not None:
+            roots = self._linked_roots(cand)
+            key = len(self._keys)
+            self._keys.append(key)
+            self._vectors.add(key, cand.record.embedding)
+            self._parent[key] = key
+            self._members[key] = [cand, *(c for root in sorted(roots) for c in self._members.pop(root))]
+            for root in roots:
+                self._parent[root] = key
+        self._proposed = None
         self._out |= withheld
+
+    def _linked_roots(self, cand: Candidate) -> set[int]:
+        """The groups (their roots) that `cand`'s embedding links to; the last answer is kept for `accept`."""
+        if self._proposed is not None and self._proposed[0] is cand:
+            return self._proposed[1]
+        assert cand.record.embedding is not None and self._threshold is not None
+        linked = self._vectors.at_least(cand.record.embedding, self._keys, self._threshold)
+        roots = {self._root(key) for key in linked}
+        self._proposed = (cand, roots)
+        return roots
+
+    def _root(self, key: int) -> int:
+        while self._parent[key] != key:
+            self._parent[key] = self._parent[self._parent[key]]  # path halving
+            key = self._parent[key]
+        return key
 
 
 def _member_groups(members: Sequence[tuple[str | None, Candidate]], embedding_threshold: float | None

@@ -288,7 +288,7 @@ def _attempt(selected: list[Candidate], frame: Frame, req: Request, blocks: Bloc
         used = req.count(user) - frame.question_tokens
     # Where the question-dependent part starts: its line, then the shown rule and (as an answer form) the
     # conflict form.
-    form = len(notice) if notice and layout.answer_form == "conflict_form" else 0
+    form = len(notice) if notice and layout.form == "conflict_form" else 0
     return _Attempt(seated, withheld, handles, conflicts, notice, prepared, user, costed, used,
                     len(user) - len(frame.question_part) - len(shown) - form, shown)
 

@@ -67,6 +67,10 @@ BOUNDARY_SCOPES = ("selection", "key")
 NOTICE_STYLES = ("facts", "directive")
 #: The answer forms after the question (`guidance.ANSWER_FORMS`: each one's flag, help and text).
 ANSWER_FORMS: tuple[str, ...] = tuple(FORMS)
+#: `answer_form`'s default: `DEFAULT_FORM` wherever the format has source blocks, no form in the flat format (a
+#: form names handles, and the flat prompt has none). The settings record what it came to.
+AUTO_FORM = "auto"
+DEFAULT_FORM = "rule_form"
 
 
 def _write_answer_form(value: str | None) -> dict[str, Any]:
@@ -75,15 +79,17 @@ def _write_answer_form(value: str | None) -> dict[str, Any]:
 
 
 def _read_answer_form(s: Mapping[str, Any]) -> Any:
+    """The form the settings switch on; None when they switch the default form off (`rule_form: false`) or record
+    every 1.x form as off; MISSING (the default) for a partial mapping that switches nothing on or off."""
     on = {form: s.get(form, False) for form in ANSWER_FORMS}
-    if any(form not in s for form in ("scaffold", "conflict_form")) and not any(on.values()):
-        return MISSING  # a partial mapping (a deprecated keyword) that switches nothing on changes nothing
     for name, value in on.items():
         check_bool(name, value)
     chosen = [form for form, value in on.items() if value]
     if len(chosen) > 1:
         raise OptionError(f"{' and '.join(chosen)} are two answer forms: choose one (answer_form=)")
-    return chosen[0] if chosen else None
+    if chosen:
+        return chosen[0]
+    return None if DEFAULT_FORM in s or all(form in s for form in ("scaffold", "conflict_form")) else MISSING
 
 
 def _profile(profile: Any) -> str | tuple[str, ...]:
@@ -118,11 +124,11 @@ class Layout:
         write=_profile_setting, read=_read_profile)
     order: str = option("edges-authority", "seating of records (edges-authority: edges, with the current "
                         "authoritative record of a conflict group on the best edge)", choices=strategies)
-    conflict_policy: str = option("surface", "what to do when sources disagree: surface (the model names the "
-                                  "conflict), resolve (the model answers from the current authoritative source), "
-                                  "withhold (the assembler leaves out the weak members of every conflict group "
-                                  "that has a current authoritative member, and reports them for a note to the "
-                                  "reader)", choices=lambda: tuple(CONFLICT_RULES))
+    conflict_policy: str = option("withhold", "what to do when sources disagree: withhold (the assembler leaves "
+                                  "out the weak members of every conflict group that has a current authoritative "
+                                  "member, and reports them for a note to the reader), surface (the model names "
+                                  "the conflict; for models that can), resolve (the model answers from the current "
+                                  "authoritative source)", choices=lambda: tuple(CONFLICT_RULES))
     mention_withheld: bool = option(False, "under conflict_policy withhold: a one-line notice per group saying "
                                     "how many sources were left out and why (metadata only)", cli="switch")
     abstain: str = option("last-resort", "when the model may say it does not know (last-resort: only if no source "
@@ -135,10 +141,13 @@ class Layout:
     notice_style: str = option("facts", "facts: the metadata facts only; directive: also what to do with them",
                                choices=lambda: NOTICE_STYLES)
     answer_form: str | None = option(
-        None, "an answer form after the question, one at a time: " + ", ".join(FORMS) + " (each has its own flag; "
-        "render/guidance.py and docs/variants.md say what it asks for)",
-        cli="consts", consts=tuple((form.flag, name, form.help) for name, form in FORMS.items()),
-        write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS)
+        AUTO_FORM, f"an answer form after the question, one at a time: {', '.join(FORMS)}, or none (each has its own "
+        f"flag; render/guidance.py and docs/variants.md say what it asks for); {AUTO_FORM}: {DEFAULT_FORM} wherever "
+        "the format has source blocks, none in the flat format",
+        cli="consts", consts=(*((form.flag, name, form.help) for name, form in FORMS.items()),
+                              ("--no-answer-form", None, f"no answer form after the question (the default asks for "
+                                                         f"{DEFAULT_FORM} where the format has source blocks)")),
+        write=_write_answer_form, read=_read_answer_form, keys=ANSWER_FORMS, record=lambda layout: layout.form)
     reminder: bool = option(False, "restate the instructions after the question", cli="switch")
     rule_first: bool = option(False, "after the question, ask for the current authoritative source's rule, with "
                               "its handle, before any verdict (against the yes-bias of small models on yes/no "
@@ -189,7 +198,7 @@ class Layout:
         check_choice("notice_style", self.notice_style, NOTICE_STYLES)
         check_choice("boundary_scope", self.boundary_scope, BOUNDARY_SCOPES)
         if self.answer_form is not None:
-            check_choice("answer_form", self.answer_form, ANSWER_FORMS)
+            check_choice("answer_form", self.answer_form, (*ANSWER_FORMS, AUTO_FORM))
         for name in ("conflict_notice", "reminder", "example", "neutralise_question", "mention_withheld",
                      "rule_first", "show_rule", "stated_exceptions"):
             check_bool(name, getattr(self, name))
@@ -203,14 +212,19 @@ class Layout:
         self._check_forms()
 
     def _check_forms(self) -> None:
+        asked = self.answer_form not in (None, AUTO_FORM)  # the default form gives way to a format without blocks
         on = [n for n, v in (("reminder", self.reminder), ("rule_first", self.rule_first),
-                             (self.answer_form or "", self.answer_form is not None), ("example", self.example)) if v]
+                             (self.answer_form or "", asked), ("example", self.example)) if v]
         if on and not self.has_blocks:
             raise OptionError(f"{', '.join(on)} need(s) a format with source blocks; {self.format!r} has none")
-        if self.answer_form == "conflict_form" and (
+        if self.form == "conflict_form" and (
                 not self.conflict_notice or (self.notice_placement, self.notice_style) != ("sources", "facts")):
             raise OptionError("conflict_form replaces the conflict notice with an answer form after the question: "
                               "it needs conflict_notice=True and the default notice_placement and notice_style")
+        if self.form == "conflict_form" and self.conflict_policy == "withhold":
+            raise OptionError("conflict_form asks the model to name each conflict, but conflict_policy='withhold' "
+                              "leaves every decided conflict's weak members out: use it with "
+                              "conflict_policy='surface' (or 'resolve')")
         if self.mention_withheld and (self.conflict_policy != "withhold" or not self.conflict_notice
                                       or not self.has_blocks):
             raise OptionError("mention_withheld says in the conflict notice what conflict_policy='withhold' left "
@@ -255,6 +269,13 @@ class Layout:
         return get_format(self.format).has_blocks
 
     @property
+    def form(self) -> str | None:
+        """The answer form in effect (`answer_form` with `auto` resolved against the format)."""
+        if self.answer_form == AUTO_FORM:
+            return DEFAULT_FORM if self.has_blocks else None
+        return self.answer_form
+
+    @property
     def fields(self) -> tuple[str, ...]:
         """Header fields; the flat baseline carries none."""
         return resolve_profile(self.profile) if self.has_blocks else ()
@@ -272,7 +293,7 @@ class Layout:
         template = Template(self.system_template) if self.system_template is not None else None
         text = system_prompt(template, boundary=boundary, as_of=as_of, prefix=self.handle_prefix,
                              conflict_policy=self.conflict_policy, flat=not self.has_blocks, abstain=self.abstain)
-        scaffold = self.answer_form == "scaffold"
+        scaffold = self.form == "scaffold"
         return text + example(self.handle_prefix, scaffold=scaffold) if self.example else text
 
     def after_question(self) -> str:
@@ -281,7 +302,7 @@ class Layout:
         if not self.has_blocks:
             return after_question(self.handle_prefix, reminder=False, answer_form=None,
                                   stated_exceptions=self.stated_exceptions)
-        return after_question(self.handle_prefix, reminder=self.reminder, answer_form=self.answer_form,
+        return after_question(self.handle_prefix, reminder=self.reminder, answer_form=self.form,
                               rule_first=self.rule_first, stated_exceptions=self.stated_exceptions)
 
 
@@ -309,16 +330,21 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "keep-flagged": {"on_flagged": "keep"},  # records the injection scan flags kept as they are (no defence)
 }
 
+#: The earlier default, pinned: the model names conflicts (`surface`), no answer form. The presets measured on it
+#: are built on it, so a change of defaults never moves them.
+_STRUCTURED = Layout(conflict_policy="surface", answer_form=None)
+
 #: The named layouts (`Layout.preset`).
 LAYOUTS: dict[str, Layout] = {
     "default": Layout(),
-    "original": Layout(format="text", profile="policy", order="edges", abstain="if-unanswered", conflict_notice=True,
-                       on_flagged="keep"),
-    "flat": Layout(format="flat", order="edges", on_flagged="keep"),
-    "scaffold": Layout().with_variants("reminder", "scaffold"),
-    "conflict-form": Layout().with_variants("conflict-form"),
-    "decide": Layout(conflict_policy="withhold"),
+    "structured": _STRUCTURED,
+    "original": replace(_STRUCTURED, format="text", profile="policy", order="edges", abstain="if-unanswered",
+                        conflict_notice=True, on_flagged="keep"),
+    "flat": replace(_STRUCTURED, format="flat", order="edges", on_flagged="keep"),
+    "scaffold": _STRUCTURED.with_variants("reminder", "scaffold"),
+    "conflict-form": _STRUCTURED.with_variants("conflict-form"),
+    "decide": Layout(conflict_policy="withhold", answer_form=None),
     "decide-form": Layout(conflict_policy="withhold", answer_form="rule_form"),
-    "small": Layout(format="flat", order="edges", conflict_policy="withhold"),
+    "small": Layout(format="flat", order="edges", conflict_policy="withhold", answer_form=None),
     "untrusted": Layout(marking="datamark"),
 }

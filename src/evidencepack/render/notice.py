@@ -19,7 +19,7 @@ def notice_for(conflicts: Sequence[Conflict], layout: Layout) -> str:
         return ""
     # The notice sits outside every block, so a topic appears there only if it is a plain slug.
     labels: dict[str | None, str] = {c.topic: c.topic for c in conflicts if c.topic is not None and safe_label(c.topic)}
-    if layout.answer_form == "conflict_form":
+    if layout.form == "conflict_form":
         return form_text(conflicts, labels)
     return notice_text(conflicts, labels, style=layout.notice_style, mention_withheld=layout.mention_withheld)
 
@@ -35,12 +35,12 @@ def user_pieces(pieces: Pieces, notice: str, blocks: list[str], layout: Layout, 
     the shown rule (`shown_rule`) right after the question, before any answer form."""
     separator = layout.fmt.separator
     placed = blocks
-    if notice and layout.answer_form != "conflict_form":
+    if notice and layout.form != "conflict_form":
         placed = [*blocks, notice] if layout.notice_placement == "question" else [notice, *blocks]
     parts = pieces(placed, separator)
     if shown:
         cut = len(parts[-1]) - len(layout.after_question())
         parts[-1] = parts[-1][:cut] + shown + parts[-1][cut:]
-    if notice and layout.answer_form == "conflict_form":
+    if notice and layout.form == "conflict_form":
         parts[-1] += notice
     return parts
