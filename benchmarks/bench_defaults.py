@@ -27,9 +27,13 @@ from evidencepack import Layout, assemble, get_tokenizer
 from evidencepack.tokens.tokenizers import Tokenizer
 
 ORIGINAL = Layout.preset("original")
+STRUCTURED = Layout.preset("structured")
 VARIANTS: dict[str, Layout] = {
     "original (text, edges, if-unanswered)": ORIGINAL,
-    "defaults (compact, edges-authority, last-resort)": Layout(),
+    "structured (compact, edges-authority, last-resort: the defaults until withhold)": STRUCTURED,
+    "defaults (structured + withhold + rule form)": Layout(),
+    "structured + conflict_policy=withhold": STRUCTURED.with_variants("withhold"),
+    "structured + answer_form=rule_form": STRUCTURED.with_variants("rule-form"),
     "original + format=compact": ORIGINAL.with_variants("compact"),
     "original + order=edges-authority": ORIGINAL.with_variants("authority-edges"),
     "original + abstain=last-resort": ORIGINAL.with_variants("last-resort"),
@@ -65,7 +69,7 @@ def main() -> None:
     args = ap.parse_args()
     tok = get_tokenizer("o200k_base")
     questions = question_stream()
-    print(f"{'variant':52}" + "".join(f"{f'N={n:,} ms':>20}" for n in args.sizes)
+    print(f"{'variant':82}" + "".join(f"{f'N={n:,} ms':>20}" for n in args.sizes)
           + "   longest text tokenized (chars) of the prompt")
     rows: dict[str, list[str]] = {name: [] for name in VARIANTS}
     for n in args.sizes:
@@ -86,7 +90,7 @@ def main() -> None:
             rows[name].append(f"{m * 1e3:.2f} (x{m / base:.2f})")
     corpus = make_corpus(args.sizes[0]).records
     for name, layout in VARIANTS.items():
-        print(f"{name:52}" + "".join(f"{cell:>20}" for cell in rows[name]) + "   "
+        print(f"{name:82}" + "".join(f"{cell:>20}" for cell in rows[name]) + "   "
               + largest_count(corpus, layout, tok, questions))
 
 

@@ -182,7 +182,7 @@ class TrapRun:
     corpus: Sequence[Record]
     sampling: Sampling
     cache: AnswerCache | None = None
-    conditions: Sequence[str] = ("flat", "structured", "structured+guard")
+    conditions: Sequence[str] = ("flat", "structured", "default")  # the baseline, the earlier default, the product
     concurrency: int = 1
     validator: Validator | None = None
     llm_judge: LLMJudge | None = None

@@ -4,37 +4,43 @@ Everything here changes the words and their order, never which records are admit
 a cheaper layout leaves room for more). The presets are the layouts the evaluation measured
 (docs/evaluation.md, docs/variants.md):
 
-- `default`: what `assemble` does when nothing is said: `compact` blocks (the fewest header and delimiter
-  tokens around the records, 69 fewer per trap prompt than `text`), `edges-authority` seating and the
-  `last-resort` abstain line. On both small models measured it gave the fewest stale answers and the most
-  current-correct ones of any layout without an answer form. A sentence the injection scan reads as an
-  instruction to the model is cut out of its record, with the task planted beside it (`on_flagged="redact"`):
-  on the injection dev split it took both small models from obeying 11-15 of 21 planted instructions (flat) to 0
-  without losing an answer, and on an attack set nobody tuned on to 0-1 of 90.
+- `default`: what `assemble` does when nothing is said: `decide-form`'s layout (below) wherever the format has
+  source blocks. The assembler withholds the weak members of every conflict group the metadata decides
+  (`conflict_policy="withhold"`, each reported, with a note for the reader) and asks for the current
+  authoritative rule, with its handle, before the answer (`answer_form="auto"`: `rule_form`, none in the flat
+  format, which has no handles). Around them: `compact` blocks, `edges-authority` seating, the `last-resort`
+  abstain line, and a sentence the injection scan reads as an instruction to the model cut out of its record
+  (`on_flagged="redact"`). It became the default by a rule written before the sets that decided it: on six trap
+  sets written blind (125 questions, read by hand, first answers) it beat `structured` on current-correct on
+  both small models (1.5B 104 against 66, 0.5B 58 against 55) with no more refusals (0 against 0 and 2), and on
+  the ninth set alone (13 against 11, 12 against 7).
+- `structured`: the default before that, pinned: the same blocks, seating and lines, the conflict surfaced to the
+  model (`conflict_policy="surface"`: every record shown, a notice of the conflict above them), no answer form. On
+  both small models it gave the fewest stale answers and the most current-correct ones of any layout without an
+  answer form or withholding; the published runs named `structured` used it. Choose it, or `surface` with a
+  larger model, when the model should see and name every side of a conflict.
 - `original`: the first structured layout, pinned (`text` blocks, `policy` fields, `edges` order, the
   `if-unanswered` line, the notice on, flagged records kept): its options never change when the defaults do.
   Its bytes follow the renderer: they moved once, when the headers were made unforgeable (issue 25).
 - `flat`: the failing baseline: record texts joined by newlines, no handles, no metadata, flagged records kept.
-- `scaffold`: the default plus the reminder after the question and the answer form (answer with handles, then
+- `scaffold`: `structured` plus the reminder after the question and the answer form (answer with handles, then
   a conflicts line): the layout that made the 1.5B model name conflicts most often (10/25) and write its
   handles; it made the 0.5B model worse, so it is opt-in.
-- `conflict-form`: the default with the conflict groups as an answer form after the question; with the
+- `conflict-form`: `structured` with the conflict groups as an answer form after the question; with the
   withholding guard it met all six targets on the 1.5B model.
-- `decide`: the default with `conflict_policy="withhold"`: the assembler leaves out the weak members of every
-  conflict group it can decide and tells the reader (docs/evaluation.md, "Decide, then show"). On two sets
-  nobody tuned for it doubled first-answer current-correct on both small models, and on a fourth set written
-  before any answer it beat the default on both again (1.5B 15/21 against 10/21, 0.5B 15/21 against 12/21);
-  on a fifth, balanced between "yes" and "no", it lost on the 0.5B (9/24 against 12/24). It is not the default
-  because the 1.5B says "I do not know" with it (5 of 75 questions, 0 under the default) and for that loss.
-- `decide-form`: `decide` with the `rule_form` answer form (`Rule: ...`, then `Answer: ...`): on the 1.5B model
-  the best first answers measured (25 of 30 held-out questions, and 104 of 125 over the six sets written blind,
-  the fourth to the ninth, current-correct by hand, none refused, 18 stale); on the 0.5B 58 of 125 against 55
-  for the default, mostly by answering "Yes" (7 of the 53 "no" questions right). It meets the bar set for a new
-  default; the switch is left open (docs/evaluation.md, "A ninth set").
+- `decide`: the withholding alone, no answer form (docs/evaluation.md, "Decide, then show"): over the six blind
+  sets it beat `structured` on both small models (1.5B 92/125, 0.5B 59/125) but the 1.5B said "I do not know" to
+  5 questions a current record answered; the rule form is what removes those refusals.
+- `decide-form`: `decide` with the `rule_form` answer form (`Rule: ...`, then `Answer: ...`), pinned; the
+  default gives the same prompt wherever there are blocks. On the 1.5B model the best first answers measured
+  (104 of 125 over the six sets written blind, the fourth to the ninth, current-correct by hand, none refused,
+  18 stale); on the 0.5B 58 of 125, mostly by answering "Yes" (7 of the 53 "no" questions right).
 - `small`: the fewest tokens around the records for the smallest models: the flat prompt (no headers, no
   handles) with the same withholding; on the 0.5B model it beat flat on the six sets written blind (63/125
-  against 52/125, the default 55/125), but mostly by answering "No" (10 of the 44 "yes" questions right).
-- `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write:
+  against 52/125, `structured` 55/125, the default 58/125), but mostly by answering "No" (10 of the 44 "yes"
+  questions right). It has no handles, so nothing the citation validator can check.
+- `untrusted`: the default with datamarking (`marking="datamark"`) for records from sources anyone can write
+  (measured on `structured`, the default of the time; `eval injections` runs `default+datamark` too):
   every record is marked, not only the flagged ones, so it also acts on instructions the scan misses (it cut
   the rate at which both small models obeyed a planted instruction without costing the attacked answer, issue
   28, docs/evaluation.md), at about 84 % more record-text tokens and some clean answers on the 0.5B.
