@@ -229,6 +229,16 @@ def test_refusal_is_a_neither_answer_that_declines(answer: str, refused: bool) -
      "Answer: No, not without the shift supervisor's approval [S1].", "current"),
     ("shift-swap", "Rule: [S1] says swaps need the shift supervisor's approval.\nCheck:\n- approval: given\n\n"
      "Answer: Yes.", "stale"),
+    # a form's Answer line that grants or denies the asked action with a modal, no "Yes"/"No" (real 0.5B answers
+    # under the default: "Answer: Gary can go down on his own."): that is the verdict
+    ("shift-swap", "Rule: [S1]\nAnswer: You can swap shifts with a coworker yourselves.", "stale"),
+    ("shift-swap", "Rule: [S1]\nAnswer: Tom and I can swap the shift.", "stale"),
+    ("shift-swap", "Rule: [S1]\nAnswer: You cannot swap shifts without approval.", "current"),
+    # ... and its neighbours, read as before: no Answer label, a restriction ("only"), another action, a condition
+    ("shift-swap", "You can swap shifts with a coworker yourselves.", "none"),
+    ("shift-swap", "Rule: [S1]\nAnswer: You can swap shifts only with the approval of the shift supervisor.", "none"),
+    ("shift-swap", "Rule: [S1]\nAnswer: You can ask HR for the form.", "none"),
+    ("shift-swap", "Rule: [S1]\nAnswer: If your supervisor approves, you can swap shifts.", "current"),
 ])
 def test_answer_form_labels_are_read_past(qid: str, answer: str, verdict: str) -> None:
     j = judge(answer, TRAPS[qid])
