@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import CitationInputError
+from ..render.guidance import LEAD_LINE, verdict_start
 from .attribution import Attributor, Embed
 from .handles import Cite
 from .injected import injected_findings
@@ -141,6 +142,22 @@ def _read_citations(cites: list[Cite], sentences: list[Sentence], index: SourceI
                  {k: tuple(dict.fromkeys(v)) for k, v in supported.items()})
 
 
+def _form_answer_support(text: str, sentences: list[Sentence], read: _Read) -> dict[int, tuple[str, ...]]:
+    """An answer form's `Answer:` line rests on what its lead lines cite ("Rule: ... [S1]" / "Answer: No."): the form
+    asks for the answer as that rule decides it. Each sentence of that line that cites nothing itself gets the lead
+    lines' handles, so it is neither `uncited` nor unchecked (a rule cited from a weak source makes it stale-only)."""
+    lead = LEAD_LINE.match(text)
+    start = verdict_start(text) if lead else 0
+    if not lead or start < lead.end():
+        return {}
+    handles = tuple(dict.fromkeys(h for s in sentences if s.end <= lead.end() for h in read.supported.get(s.index, ())))
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    cited = {c.sentence for c in read.citations}
+    return {s.index: handles for s in sentences
+            if handles and s.end > start and s.start < line_end and s.index not in cited}
+
+
 def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index: SourceIndex,
                levels: Severities, *, attribute: bool = False, embed: Embed | None = None) -> Verdict:
     """The verdict for `text` given the citations and units found in it (batch and streaming share this)."""
@@ -149,7 +166,8 @@ def verdict_of(text: str, cites: list[Cite], units: list[tuple[int, int]], index
                                  "has none (pass an Assembly or the JSON `evidencepack assemble --json` prints)")
     sentences = split_sentences(text, units)
     read = _read_citations(cites, sentences, index, levels)
-    with_citation = {c.sentence for c in read.citations}
+    read = replace(read, supported={**read.supported, **_form_answer_support(text, sentences, read)})
+    with_citation = {c.sentence for c in read.citations} | set(read.supported)
     claims = _Claims(text, cites, sentences, index, embed)
     attributed: dict[int, tuple[str, ...]] = {}
     if attribute:
