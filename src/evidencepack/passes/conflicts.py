@@ -107,7 +107,7 @@ class Withholding:
         # the embedding-grouped records selected so far, by key (their order of selection): their vectors, and
         # single-link groups as a union-find whose roots hold the members
         self._vectors = KeptVectors()
-        self._keys: list[int] = []
+        self._count = 0
         self._parent: dict[int, int] = {}
         self._members: dict[int, list[Candidate]] = {}
         self._proposed: tuple[Candidate, set[int]] | None = None  # the last proposal's linked roots
@@ -131,8 +131,7 @@ class Withholding:
             self._topics.setdefault(cand.record.topic, []).append(cand)
         elif cand.record.embedding is not None and self._threshold is not None:
             roots = self._linked_roots(cand)
-            key = len(self._keys)
-            self._keys.append(key)
+            key, self._count = self._count, self._count + 1
             self._vectors.add(key, cand.record.embedding)
             self._parent[key] = key
             self._members[key] = [cand, *(c for root in sorted(roots) for c in self._members.pop(root))]
@@ -146,7 +145,7 @@ class Withholding:
         if self._proposed is not None and self._proposed[0] is cand:
             return self._proposed[1]
         assert cand.record.embedding is not None and self._threshold is not None
-        linked = self._vectors.at_least(cand.record.embedding, self._keys, self._threshold)
+        linked = self._vectors.at_least_all(cand.record.embedding, self._threshold)
         roots = {self._root(key) for key in linked}
         self._proposed = (cand, roots)
         return roots

@@ -178,18 +178,38 @@ class KeptVectors:
             return set()
         dim = len(vector)
         rows = np.array([w[1] for w in map(self._where.get, keys) if w is not None and w[0] == dim], dtype=np.intp)
-        if not rows.size:
+        return _matches(shelf, rows, vector, cutoff, every=False)
+
+    def at_least_all(self, vector: tuple[float, ...], cutoff: float) -> set[int]:
+        """`at_least` against every kept embedding of `vector`'s length, compared in place (no copy of the rows):
+        the conflict grouping of a growing selection compares each new record with all the earlier ones."""
+        import numpy as np
+
+        shelf = self._shelves.get(len(vector))
+        if shelf is None:
             return set()
-        unit, unsafe = shelf.ready(rows, dim)
-        own = _unit_rows([vector], dim)
-        own_unsafe = own is None or bool(own[1][0])
-        sims = unit[rows] @ (own[0][0] if own is not None else np.zeros(dim))
-        margin = _margin(dim)
-        check = (np.abs(sims - cutoff) <= margin) | unsafe[rows] | own_unsafe  # `cosine` decides these
-        sure = (sims >= cutoff + margin) & ~check
-        found = {shelf.keys[r] for r in rows[sure].tolist()}
-        found.update(shelf.keys[r] for r in rows[check].tolist() if cosine(vector, shelf.vectors[r]) >= cutoff)
-        return found
+        return _matches(shelf, np.arange(len(shelf.keys), dtype=np.intp), vector, cutoff, every=True)
+
+
+def _matches(shelf: _Shelf, rows: npt.NDArray[np.intp], vector: tuple[float, ...], cutoff: float, *,
+             every: bool) -> set[int]:
+    """The keys of `rows` (every row of the shelf, in order, when `every`) at `cosine >= cutoff` with `vector`."""
+    import numpy as np
+
+    if not rows.size:
+        return set()
+    dim = len(vector)
+    unit, unsafe = shelf.ready(rows, dim)
+    own = _unit_rows([vector], dim)
+    own_unsafe = own is None or bool(own[1][0])
+    kept, kept_unsafe = (unit[: rows.size], unsafe[: rows.size]) if every else (unit[rows], unsafe[rows])
+    sims = kept @ (own[0][0] if own is not None else np.zeros(dim))
+    margin = _margin(dim)
+    check = (np.abs(sims - cutoff) <= margin) | kept_unsafe | own_unsafe  # `cosine` decides these
+    sure = (sims >= cutoff + margin) & ~check
+    found = {shelf.keys[r] for r in rows[sure].tolist()}
+    found.update(shelf.keys[r] for r in rows[check].tolist() if cosine(vector, shelf.vectors[r]) >= cutoff)
+    return found
 
 
 class _Shelf:
