@@ -1,4 +1,4 @@
-"""The trap sets balanced between "yes" and "no" (the fifth to the tenth): is each well formed, and does the judge
+"""The trap sets balanced between "yes" and "no" (the fifth to the eleventh): is each well formed, and does the judge
 read it?
 
 Each set's data, its description and the counts that description promises live in `tests/trap_sets/<name>.py`;
