@@ -147,9 +147,9 @@ def _form_answer_support(text: str, sentences: list[Sentence], read: _Read) -> d
     asks for the answer as that rule decides it. Each sentence of that line that cites nothing itself gets the lead
     lines' handles, so it is neither `uncited` nor unchecked (a rule cited from a weak source makes it stale-only)."""
     lead = LEAD_LINE.match(text)
-    start = verdict_start(text) if lead else 0
-    if not lead or start < lead.end():
+    if not lead:
         return {}
+    start = verdict_start(text)  # at or after the lead lines' end
     handles = tuple(dict.fromkeys(h for s in sentences if s.end <= lead.end() for h in read.supported.get(s.index, ())))
     line_end = text.find("\n", start)
     line_end = len(text) if line_end < 0 else line_end
