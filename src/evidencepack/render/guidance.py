@@ -37,6 +37,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
   the rule it had just written; unlike `exception_form` it asks for no line the model must fill. On a set written
   after it, it lost: the 1.5B read it as "the answer is no" (6 of 8 "yes" questions answered "No" under `small`,
   3 stale against 1 under `rule_form`) and the 0.5B echoed it in place of an answer, so it is opt-in.
+- `action_form`: the rule form whose answer line asks what the person asking should do, as the rule decides it,
+  instead of "the answer to the question": the 1.5B model's stale answers under `rule_form` mostly wrote the
+  current rule and then "Answer: Yes, you can <the question's own action>", echoing the question's framing.
 - `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
   question (a library's opening hours), appended to the system prompt.
 
@@ -88,6 +91,11 @@ CHECK_FORM = Template(
     "Check: <each condition that rule sets, and whether the situation in the question meets it>\n"
     "Answer: <the answer to the question, as that check decides it>")
 
+ACTION_FORM = Template(
+    "Reply in this form:\n"
+    "Rule: <what the current, authoritative source says on this, with its handle, such as [${prefix}1]>\n"
+    "Answer: <what the person asking should do, as that rule decides it>")
+
 STATED_EXCEPTIONS = ("Answer as the rule is written: a circumstance in the question changes the answer only if the "
                      "source itself names it as an exception.")
 
@@ -133,6 +141,9 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
     "check_form": AnswerForm("--check-form", "ask for an answer form: the current authoritative source's rule with "
                              "its handle, each condition it sets checked against the question's situation, then the "
                              "answer as that check decides it", CHECK_FORM, leads=("Rule", "Check")),
+    "action_form": AnswerForm("--action-form", "ask for an answer form: the current authoritative source's rule "
+                              "with its handle, then what the person asking should do as that rule decides it",
+                              ACTION_FORM, leads=("Rule",)),
 }
 
 #: An answer's opening lines that an answer form asked for before the verdict ("Rule: ...", "Quote: ...", in
