@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import MISSING
+from dataclasses import MISSING, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -20,7 +20,7 @@ from . import __version__, safejson
 from .assemble import assemble
 from .errors import EvidencepackError
 from .errors import UsageError as UsageError  # re-exported from its old home
-from .options import GROUPS, OptionRow, option_rows
+from .options import GROUPS, LAYOUTS, OptionRow, option_rows
 from .optspec import SAME
 from .records.jsonl import Line, read_jsonl_bytes
 from .render import PROFILES
@@ -40,7 +40,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def _add_assembly_options(p: argparse.ArgumentParser) -> None:
-    """One flag per assembly option, generated from the option fields' metadata (`options.option_rows`)."""
+    """One flag per assembly option, generated from the option fields' metadata (`options.option_rows`), and
+    `--layout`, the named layout the layout flags start from."""
+    p.add_argument("--layout", choices=tuple(LAYOUTS), default="default", metavar="NAME",
+                   help="start from a named layout; the layout flags given change it (one of "
+                        f"{', '.join(LAYOUTS)}; default: default)")
     for row in option_rows():
         _add_option(p, row)
 
@@ -52,6 +56,8 @@ def _dest(row: OptionRow) -> str:
 def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
     spec, dest = row.spec, _dest(row)
     default = row.default if spec.cli_default is SAME else spec.cli_default
+    # a layout flag left out is not in the parsed arguments at all: its value comes from `--layout`
+    unset = argparse.SUPPRESS if row.group == "layout" else None
     shown = "" if default is None or default is MISSING or spec.cli in ("switch", "negate", "consts") \
         else f" (default {getattr(default, 'name', default)})"
     if spec.cli == "env":
@@ -59,13 +65,14 @@ def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
     if spec.cli == "consts":
         group = p.add_mutually_exclusive_group()
         for flag, value, help_ in spec.consts:
-            group.add_argument(flag, dest=dest, action="store_const", const=value, help=help_)
-        p.set_defaults(**{dest: default})
+            group.add_argument(flag, dest=dest, action="store_const", const=value, help=help_, default=unset)
+        if unset is None:
+            p.set_defaults(**{dest: default})
         return
     flag, help_ = spec.flag_name(row.name), (spec.flag_help or spec.help) + shown
     if spec.cli in ("switch", "negate"):
         p.add_argument(flag, dest=dest, action="store_true" if spec.cli == "switch" else "store_false",
-                       default=default, help=help_)
+                       default=unset or default, help=help_)
         return
     if spec.cli == "special":  # --as-of: no default here, today's date is read when it is left out
         p.add_argument(flag, dest=dest, help=help_)
@@ -73,7 +80,7 @@ def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
     choices = tuple(spec.choices()) if spec.choices else None
     metavar = "FILE" if spec.cli == "file" else None if choices else row.name.upper()
     p.add_argument(flag, dest=dest, type=spec.parse or str, choices=choices,
-                   default=None if row.group == "" else default, metavar=metavar, help=help_)
+                   default=unset or (None if row.group == "" else default), metavar=metavar, help=help_)
 
 
 def _profile(value: str) -> str | list[str]:
@@ -133,16 +140,18 @@ def _read_input(path: str, role: str) -> str:
 
 
 def _assembly_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """`assemble` keyword arguments from the parsed flags: each group built from its fields' flags."""
+    """`assemble` keyword arguments from the parsed flags: each group built from its fields' flags, the layout
+    from the named layout (`--layout`) with the layout flags given."""
     groups: dict[str, dict[str, Any]] = {}
     top: dict[str, Any] = {}
     for row in option_rows():
-        if row.spec.cli == "env":
+        if row.spec.cli == "env" or not hasattr(args, _dest(row)):
             continue
         value = _cli_value(row, getattr(args, _dest(row)))
         (groups.setdefault(row.group, {}) if row.group else top)[row.name] = value
     top["as_of"] = _as_of(top.get("as_of"))
-    return {**top, **{name: cls(**groups.get(name, {})) for name, cls in GROUPS}}
+    return {**top, **{name: cls(**groups.get(name, {})) for name, cls in GROUPS if name != "layout"},
+            "layout": replace(LAYOUTS[args.layout], **groups.get("layout", {}))}
 
 
 def _read_records(path: str) -> list[Line]:
@@ -197,6 +206,7 @@ EXAMPLES = {
     "assemble": """examples:
   evidencepack assemble records.jsonl -q "Does unused PTO carry over?" --as-of 2026-06-01
   evidencepack assemble records.jsonl -q "…" --json --pretty > assembly.json
+  evidencepack assemble records.jsonl -q "…" --layout structured --order ranked
   my-retriever "…" | evidencepack assemble - -q "…" --window 4096 --report""",
     "demo": """examples:
   evidencepack demo

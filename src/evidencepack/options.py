@@ -320,7 +320,8 @@ def reference_markdown() -> str:
              "Python callers pass the groups to `assemble(records, question, as_of=..., budget=Budget(...), "
              "admission=Admission(...), dedup=Dedup(...), layout=Layout(...))`, or one `options=Options(...)`; "
              "`report.settings` records every option under its settings key, and `Options.from_settings` reads "
-             "it back. Named layouts: " + ", ".join(f"`Layout.preset({n!r})`" for n in LAYOUTS) + ".", ""]
+             "it back. Named layouts: " + ", ".join(f"`Layout.preset({n!r})`" for n in LAYOUTS) + "; on the command "
+             "line `--layout NAME` starts from one, and the layout flags given change it.", ""]
     titles = {"": "Request", "budget": "Budget (passes/budget.py)", "admission": "Admission (passes/admit.py)",
               "dedup": "Dedup (passes/dedup.py)", "layout": "Layout (render/layout.py)"}
     rows = option_rows()

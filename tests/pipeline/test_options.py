@@ -215,7 +215,7 @@ def _expected_flags() -> set[str]:
 
 def test_every_option_has_its_flag_and_every_flag_an_option() -> None:
     parser = _assemble_parser()
-    own = {"-h", "--help", "--question", "-q", "--json", "--pretty", "--report", "--html"}
+    own = {"-h", "--help", "--question", "-q", "--json", "--pretty", "--report", "--html", "--layout"}
     flags = {s for a in parser._actions for s in a.option_strings} - own
     assert flags == _expected_flags()
     # The 1.x flags keep their names.
@@ -256,6 +256,40 @@ def test_each_flag_sets_its_option(row: OptionRow, tmp_path: Path, capsys: pytes
     settings = json.loads(capsys.readouterr().out)["report"]["settings"]
     written = row.spec.write(value) if row.spec.write else {row.spec.key or row.name: value}
     assert {k: settings[k] for k in written} == written
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_the_layout_flag_starts_from_a_named_layout(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--layout NAME` is the named layout (`Layout.preset`), prompt and settings byte for byte."""
+    records = tmp_path / "records.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+    monkeypatch.setenv("EVIDENCEPACK_BOUNDARY_KEY", KEY.decode())
+    assert main(["assemble", str(records), "-q", QUESTION, "--as-of", AS_OF, "--json", "--layout", name]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = assemble(RECORDS, QUESTION, as_of=AS_OF, layout=Layout.preset(name), boundary_key=KEY)
+    assert out["prompt"] == expected.prompt
+    cli_only = {"strict", "boundary_key_given"}  # the command line is strict; its key came from the environment
+    assert {k: v for k, v in out["report"]["settings"].items() if k not in cli_only} == \
+        {k: v for k, v in expected.report.settings.items() if k not in cli_only}
+
+
+def test_layout_flags_given_change_the_named_layout_and_nothing_else(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "records.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+
+    def settings(*argv: str) -> dict[str, Any]:
+        assert main(["assemble", str(records), "-q", QUESTION, "--as-of", AS_OF, "--json", *argv]) == 0
+        return dict(json.loads(capsys.readouterr().out)["report"]["settings"])
+
+    structured = settings("--layout", "structured")
+    assert structured == settings("--conflict-policy", "surface", "--no-answer-form")  # the earlier default
+    changed = settings("--layout", "structured", "--conflict-policy", "withhold", "--order", "ranked")
+    assert {k for k in changed if changed[k] != structured[k]} == {"conflict_policy", "order"}
+    assert settings() == settings("--layout", "default")
+    assert main(["assemble", str(records), "-q", QUESTION, "--layout", "flat", "--rule-form"]) == 2  # no blocks
+    assert "rule_form" in capsys.readouterr().err
 
 
 def test_the_boundary_key_comes_from_the_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str],
