@@ -156,3 +156,25 @@ def test_a_grant_without_yes_is_read_as_yes(answer: str) -> None:
 ])
 def test_a_grant_of_something_else_or_a_denial_is_not_read_as_yes(answer: str) -> None:
     assert kinds(answer) == []
+
+
+@pytest.mark.parametrize(("question", "answer", "word"), [
+    # an answer form's Answer line that grants with a modal and a named subject, as the judge reads it
+    (QUESTION, "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Dana can rent the SUV for the drive.", "can"),
+    # ... or denies with one what the rule states unrestricted
+    (PAY_QUESTION, "Rule: [S1] says training is paid.\nAnswer: Staff off the schedule cannot get paid for it.",
+     "cannot"),
+])
+def test_a_modal_verdict_on_a_forms_answer_line_is_read(question: str, answer: str, word: str) -> None:
+    verdict = validate_citations(answer, build(question, records=PAY if question == PAY_QUESTION else RECORDS))
+    (finding,) = [f for f in verdict.findings if f.kind == "verdict_against_rule"]
+    assert answer[finding.start:finding.end] == word
+
+
+@pytest.mark.parametrize("answer", [
+    "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Dana can book a compact car instead.",  # another action
+    "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Dana may rent an SUV only if she pays the difference.",
+    "Dana can rent the SUV for the drive.",  # no form's Answer line, and no pronoun the grant reading knows
+])
+def test_a_modal_that_restricts_names_another_action_or_stands_outside_a_form_is_not_read(answer: str) -> None:
+    assert kinds(answer) == []

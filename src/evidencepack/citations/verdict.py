@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from ..passes.scan import sentence_spans
-from ..render.guidance import OPENING_VERDICT, verdict_start
+from ..render.guidance import OPENING_VERDICT, modal_verdict, verdict_start
 from ..words import STOP_WORDS, WORD, closest_sentence, content_words, stem
 from .model import Finding, Sentence, shorten
 from .severities import Severities
@@ -106,28 +106,45 @@ def polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(denied), frozenset(stated)
 
 
+def _opening(text: str, question: str) -> tuple[str, int, int, int] | None:
+    """(word, start, end, denial_from): the verdict an answer opens with ("yes", "no", or the word that grants
+    without "Yes": "can", "may"), where it stands, and where the words it denies are read from: after "No", from
+    a modal denial itself ("cannot go down")."""
+    opening = opening_verdict(text)
+    if opening is not None:
+        return opening.group(1).lower(), opening.start(1), opening.end(1), opening.end(1)
+    start = verdict_start(text)
+    modal = modal_verdict(text, re.split(r"[.!?\n]", text[start:], maxsplit=1)[0], question)
+    if modal is not None:
+        word, found = modal
+        at, end = start + found.start(), start + found.end()
+        return (word if word == "no" else found.group(0).lower()), at, end, at
+    grant = _granted(text, question)
+    return (grant.group(1).lower(), grant.start(1), grant.end(1), grant.end(1)) if grant else None
+
+
 def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceIndex, levels: Severities
                      ) -> Sequence[Finding]:
     """The `verdict_against_rule` finding of an answer, if any (none when the kind is off)."""
     level = levels.verdict_against_rule
     if level == "off":
         return ()
-    opening = opening_verdict(text) or _granted(text, index.question)
+    opening = _opening(text, index.question)
     if opening is None:
         return ()
     found = deciding_rule(index)
     if found is None:
         return ()
     handle, rule = found
-    at = next((s for s in sentences if s.start <= opening.start(1) < s.end), None)
+    word, start, end, denial_from = opening
+    at = next((s for s in sentences if s.start <= start < s.end), None)
     restricts = RESTRICTS.search(rule) is not None
-    word = opening.group(1).lower()
-    if word != "no":  # "yes", or a grant without it ("you can")
+    if word != "no":  # "yes", or a grant without it ("you can", "Answer: Gary can go down")
         if not restricts:
             return ()
         why = _AGAINST_YES if word == "yes" else _AGAINST_GRANT
     else:
-        denied = polarity(text[opening.end(1):at.end if at else len(text)])[0]
+        denied = polarity(text[denial_from:at.end if at else len(text)])[0]
         if restricts or not denied & polarity(rule)[1]:
             return ()
         why = _AGAINST_NO
@@ -135,4 +152,4 @@ def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceInde
     return (Finding("verdict_against_rule", level,
                     f"sentence {index_of + 1} {why.format(h=handle, w=word)}: "
                     f"\"{shorten(' '.join(rule.split()), 100)}\"",
-                    index_of, opening.start(1), opening.end(1), sources=(handle,)),)
+                    index_of, start, end, sources=(handle,)),)

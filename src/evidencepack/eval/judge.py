@@ -29,8 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.guidance import ANSWER_LABEL, OPENING_VERDICT, verdict_start
-from ..words import content_words
+from ..render.guidance import ANSWER_LABEL, OPENING_VERDICT, modal_verdict, verdict_start
 from .backends import Backend, Sampling
 from .cache import AnswerCache, cached_complete
 from .datasets import TrapQuestion
@@ -332,16 +331,6 @@ def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
 _NEGATOR = re.compile(r"(?:not|never|\w+n't)", re.IGNORECASE)
 
 
-#: On an answer form's "Answer:" line, the first clause grants or denies with a modal when it carries no "Yes" or
-#: "No" ("Answer: Gary can go down on his own."): the denials are read first, so "cannot" is never a "can".
-_DENIES = re.compile(r"\b(?:cannot|can ?not|can[’']t|may not|must not|mustn[’']t|(?:is|are|am) not (?:allowed|permitted"
-                     r"|able) to|not allowed to|(?:it is|it[’']s) not (?:possible|allowed|okay|ok|fine) to)\b",
-                     re.IGNORECASE)
-_GRANTS = re.compile(r"\b(?:can|may|(?:is|are|am) (?:allowed|permitted|able) to|(?:it is|it[’']s) (?:possible|allowed|"
-                     r"okay|ok|fine) to)\b(?!\s+not\b)", re.IGNORECASE)
-_ON_ANSWER_LINE = re.compile(r"answer[ \t*_]*:[ \t*_]*\Z", re.IGNORECASE)
-
-
 def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
     """"yes" or "no" when a yes/no question's answer opens with it (echoed questions aside): the verdict the
     reader acts on. "No one may ..." and "No longer ..." open with a word, not a verdict. On an answer form's
@@ -355,18 +344,8 @@ def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
     m = OPENING_VERDICT.match(first)
     if m:
         return m.group(1).lower()
-    if not _ON_ANSWER_LINE.search(answer[:start]):
-        return None
-    clause = re.split(r"[,;:(]|\b(?:but|unless|if|as long as|provided)\b", first, maxsplit=1)[0]
-    modal = _DENIES.search(clause) or _GRANTS.search(clause)
-    if modal is None:
-        return None
-    acts = clause[modal.end():]
-    # "may drive only for ..." restricts rather than grants; "can collect a key instead" is another action
-    if re.search(r"\bonly\b", acts, re.IGNORECASE) or not (
-            content_words(" ".join(acts.split()[:8])) & content_words(trap.question)):
-        return None
-    return "no" if modal.re is _DENIES else "yes"
+    modal = modal_verdict(answer, first, trap.question)
+    return modal[0] if modal else None
 
 
 def _current_hits(patterns: Sequence[str], sents: list[str]) -> list[Hit]:

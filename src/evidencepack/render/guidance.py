@@ -53,6 +53,8 @@ import re
 from dataclasses import dataclass
 from string import Template
 
+from ..words import content_words
+
 REMINDER = Template(
     "Reminder: answer from the sources that are current and authoritative, and put the handle of each source "
     "you use, such as [${prefix}1], after the claim it supports. If sources disagree, say which handles "
@@ -175,6 +177,35 @@ def verdict_start(answer: str) -> int:
         return label.end()
     later = ANSWER_LINE.search(answer, at) if lead else None
     return later.end() if later else at
+
+
+#: An answer form's "Answer:" label right before the verdict (`verdict_start` stopped after it).
+_ANSWER_LABEL_ENDS = re.compile(r"answer[ \t*_]*:[ \t*_]*\Z", re.IGNORECASE)
+#: A modal that denies or grants the action after it; the denials are read first, so "cannot" is never a "can".
+MODAL_DENIES = re.compile(r"\b(?:cannot|can ?not|can[’']t|may not|must not|mustn[’']t|(?:is|are|am) not (?:allowed|"
+                          r"permitted|able) to|not allowed to|(?:it is|it[’']s) not (?:possible|allowed|okay|ok|fine) "
+                          r"to)\b", re.IGNORECASE)
+MODAL_GRANTS = re.compile(r"\b(?:can|may|(?:is|are|am) (?:allowed|permitted|able) to|(?:it is|it[’']s) (?:possible|"
+                          r"allowed|okay|ok|fine) to)\b(?!\s+not\b)", re.IGNORECASE)
+
+
+def modal_verdict(answer: str, first: str, question: str) -> tuple[str, re.Match[str]] | None:
+    """("yes" or "no", the modal) when an answer form's "Answer:" line carries no "Yes" or "No" and the first clause
+    of `first`, the line's first sentence, grants or denies the asked action with a modal ("Answer: Gary can go
+    down on his own."): the form puts the answer there by construction. None when the answer has no such label,
+    the modal restricts ("may drive only for ...") or names another action (no content word of the question in
+    the words after it: "can collect a key instead"). The judge and `verdict_against_rule` both read it here."""
+    if not _ANSWER_LABEL_ENDS.search(answer[:verdict_start(answer)]):
+        return None
+    clause = re.split(r"[,;:(]|\b(?:but|unless|if|as long as|provided)\b", first, maxsplit=1)[0]
+    modal = MODAL_DENIES.search(clause) or MODAL_GRANTS.search(clause)
+    if modal is None:
+        return None
+    acts = clause[modal.end():]
+    if re.search(r"\bonly\b", acts, re.IGNORECASE) or not (
+            content_words(" ".join(acts.split()[:8])) & content_words(question)):
+        return None
+    return ("no" if modal.re is MODAL_DENIES else "yes"), modal
 
 
 EXAMPLE = Template(
