@@ -57,7 +57,7 @@ def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
     spec, dest = row.spec, _dest(row)
     default = row.default if spec.cli_default is SAME else spec.cli_default
     # a layout flag left out is not in the parsed arguments at all: its value comes from `--layout`
-    unset = argparse.SUPPRESS if row.group == "layout" else None
+    kept = argparse.SUPPRESS if row.group == "layout" else default
     shown = "" if default is None or default is MISSING or spec.cli in ("switch", "negate", "consts") \
         else f" (default {getattr(default, 'name', default)})"
     if spec.cli == "env":
@@ -65,14 +65,12 @@ def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
     if spec.cli == "consts":
         group = p.add_mutually_exclusive_group()
         for flag, value, help_ in spec.consts:
-            group.add_argument(flag, dest=dest, action="store_const", const=value, help=help_, default=unset)
-        if unset is None:
-            p.set_defaults(**{dest: default})
+            group.add_argument(flag, dest=dest, action="store_const", const=value, help=help_, default=kept)
         return
     flag, help_ = spec.flag_name(row.name), (spec.flag_help or spec.help) + shown
     if spec.cli in ("switch", "negate"):
         p.add_argument(flag, dest=dest, action="store_true" if spec.cli == "switch" else "store_false",
-                       default=unset or default, help=help_)
+                       default=kept, help=help_)
         return
     if spec.cli == "special":  # --as-of: no default here, today's date is read when it is left out
         p.add_argument(flag, dest=dest, help=help_)
@@ -80,7 +78,7 @@ def _add_option(p: argparse.ArgumentParser, row: OptionRow) -> None:
     choices = tuple(spec.choices()) if spec.choices else None
     metavar = "FILE" if spec.cli == "file" else None if choices else row.name.upper()
     p.add_argument(flag, dest=dest, type=spec.parse or str, choices=choices,
-                   default=unset or (None if row.group == "" else default), metavar=metavar, help=help_)
+                   default=kept if row.group else None, metavar=metavar, help=help_)
 
 
 def _profile(value: str) -> str | list[str]:

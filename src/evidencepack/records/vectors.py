@@ -160,6 +160,9 @@ class KeptVectors:
     def __init__(self) -> None:
         self._where: dict[int, tuple[int, int]] = {}  # the caller's key -> (length, row in that shelf)
         self._shelves: dict[int, _Shelf] = {}  # by length
+        # the last embedding compared, with its unit row and whether it is unsafe: kept when it is added next, as a
+        # growing selection does (compare, then keep), it is not converted a second time
+        self._compared: tuple[tuple[float, ...], npt.NDArray[np.float64], bool] | None = None
 
     def add(self, key: int, vector: tuple[float, ...]) -> None:
         shelf = self._shelves.get(len(vector))
@@ -168,6 +171,8 @@ class KeptVectors:
         self._where[key] = (len(vector), len(shelf.keys))
         shelf.keys.append(key)
         shelf.vectors.append(vector)
+        if self._compared is not None and self._compared[0] is vector:
+            shelf.place(len(shelf.keys) - 1, self._compared[1], self._compared[2])
 
     def at_least(self, vector: tuple[float, ...], keys: Sequence[int], cutoff: float) -> set[int]:
         """The keys among `keys` whose embedding has `vector`'s length and `cosine(vector, it) >= cutoff`."""
@@ -178,7 +183,9 @@ class KeptVectors:
             return set()
         dim = len(vector)
         rows = np.array([w[1] for w in map(self._where.get, keys) if w is not None and w[0] == dim], dtype=np.intp)
-        return _matches(shelf, rows, vector, cutoff, every=False)
+        if not rows.size:
+            return set()
+        return _matches(shelf, rows, vector, cutoff, every=False)[0]
 
     def at_least_all(self, vector: tuple[float, ...], cutoff: float) -> set[int]:
         """`at_least` against every kept embedding of `vector`'s length, compared in place (no copy of the rows):
@@ -188,28 +195,33 @@ class KeptVectors:
         shelf = self._shelves.get(len(vector))
         if shelf is None:
             return set()
-        return _matches(shelf, np.arange(len(shelf.keys), dtype=np.intp), vector, cutoff, every=True)
+        found, own, own_unsafe = _matches(shelf, np.arange(len(shelf.keys), dtype=np.intp), vector, cutoff,
+                                          every=True)
+        self._compared = (vector, own, own_unsafe)
+        return found
 
 
 def _matches(shelf: _Shelf, rows: npt.NDArray[np.intp], vector: tuple[float, ...], cutoff: float, *,
-             every: bool) -> set[int]:
-    """The keys of `rows` (every row of the shelf, in order, when `every`) at `cosine >= cutoff` with `vector`."""
+             every: bool) -> tuple[set[int], npt.NDArray[np.float64], bool]:
+    """The keys of `rows` (every row of the shelf, in order, when `every`) at `cosine >= cutoff` with `vector`;
+    and `vector` as a unit row and whether it is unsafe (its row is zero then), as `_Shelf.ready` would make them."""
     import numpy as np
 
-    if not rows.size:
-        return set()
     dim = len(vector)
+    computed = _unit_rows([vector], dim)
+    own_unsafe = computed is None or bool(computed[1][0])
+    own = computed[0][0] if computed is not None else np.zeros(dim)
+    if not rows.size:
+        return set(), own, own_unsafe
     unit, unsafe = shelf.ready(rows, dim)
-    own = _unit_rows([vector], dim)
-    own_unsafe = own is None or bool(own[1][0])
     kept, kept_unsafe = (unit[: rows.size], unsafe[: rows.size]) if every else (unit[rows], unsafe[rows])
-    sims = kept @ (own[0][0] if own is not None else np.zeros(dim))
+    sims = kept @ own
     margin = _margin(dim)
     check = (np.abs(sims - cutoff) <= margin) | kept_unsafe | own_unsafe  # `cosine` decides these
     sure = (sims >= cutoff + margin) & ~check
     found = {shelf.keys[r] for r in rows[sure].tolist()}
     found.update(shelf.keys[r] for r in rows[check].tolist() if cosine(vector, shelf.vectors[r]) >= cutoff)
-    return found
+    return found, own, own_unsafe
 
 
 class _Shelf:
@@ -222,8 +234,8 @@ class _Shelf:
         self.unsafe: npt.NDArray[np.bool_] | None = None
         self.done: npt.NDArray[np.bool_] | None = None
 
-    def ready(self, rows: npt.NDArray[np.intp], dim: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-        """The unit rows, with `rows` among those computed."""
+    def _room(self, dim: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """The unit rows, their unsafe flags and which are computed, with room for every kept embedding."""
         import numpy as np
 
         if self.unit is None or self.unsafe is None or self.done is None or self.unit.shape[0] < len(self.keys):
@@ -233,6 +245,17 @@ class _Shelf:
                 old = self.unit.shape[0]
                 unit[:old], unsafe[:old], done[:old] = self.unit, self.unsafe, self.done
             self.unit, self.unsafe, self.done = unit, unsafe, done
+        return self.unit, self.unsafe, self.done
+
+    def place(self, row: int, unit_row: npt.NDArray[np.float64], unsafe: bool) -> None:
+        """Row `row`'s unit row, computed already (`KeptVectors.add` after a comparison)."""
+        units, unsafes, done = self._room(unit_row.shape[0])
+        units[row], unsafes[row], done[row] = unit_row, unsafe, True
+
+    def ready(self, rows: npt.NDArray[np.intp], dim: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+        """The unit rows, with `rows` among those computed."""
+        self._room(dim)
+        assert self.unit is not None and self.unsafe is not None and self.done is not None
         todo = rows[~self.done[rows]]
         if todo.size:
             vectors = [self.vectors[r] for r in todo.tolist()]
