@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-BALANCED = ("holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11")
+BALANCED = ("holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12")
 OLDER = ("holdout3", "holdout4", "holdout_it")
 
 
