@@ -26,7 +26,7 @@ from evidencepack.eval.experiments import (
     default_validator,
     repair_message,
 )
-from evidencepack.eval.report import trap_metrics
+from evidencepack.eval.report import trap_metrics, trap_report
 from evidencepack.render.layout import VARIANTS
 
 ALL = "flat,structured,structured+guard,structured+exclude"
@@ -99,6 +99,17 @@ def test_truncated_answers_are_counted_not_judged(tmp_path: Path) -> None:
     assert all(r["status"] == "truncated" and r["verdict"] is None for r in rows)
     m = trap_metrics(rows)["flat"]
     assert m["truncated"] == 3 and m["judged"] == 0 and m["stale"]["n"] == 0
+
+
+def test_a_cut_answer_keeps_what_it_says_so_far_apart_from_the_rates(tmp_path: Path) -> None:
+    """A cut answer is never judged, but its opening verdict and the assembler's notes are kept beside it."""
+    traps = [t for t in load_traps() if t.id == "pto-carryover"]
+    backend = ScriptedBackend(rule=lambda m: ("Yes, you can carry up to a week over if you just ask your", "length"))
+    (row,) = TrapRun(backend, traps, corpus(), Sampling(), None, ("default",)).run()
+    assert row["status"] == "truncated" and row["verdict"] is None
+    assert row["partial"]["verdict"] == "stale" and row["partial"]["notes"]  # the weak records were withheld
+    assert trap_metrics([row])["default"]["stale"]["n"] == 0
+    assert "the part written reads as `stale`" in trap_report([row], {"model": "scripted"})
 
 
 def test_unknown_condition_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -250,10 +250,20 @@ class TrapRun:
             return row
         row.update(self._completion(out))
         if out.truncated:
-            row.update(status="truncated", verdict=None)
+            row.update(status="truncated", verdict=None, partial=self._partial(out.text, a, trap))
             return row
         row.update(self._judged(out.text, a, trap, structured))
         return row
+
+    @staticmethod
+    def _partial(answer: str, a: Assembly, trap: TrapQuestion) -> dict[str, Any]:
+        """What a cut answer says so far, never counted in a rate: the judge's verdict on the part the model wrote
+        (a yes/no verdict opens an answer, so it is usually there) and the conflict notes, which the assembler
+        delivers from metadata however the answer ends."""
+        from ..citations import conflict_notes
+
+        return {"verdict": judge(answer, trap).verdict,
+                "notes": [n.text for n in conflict_notes(answer, a)] if a.report.conflicts else []}
 
     def _guard(self, trap: TrapQuestion, condition: str, a: Assembly, out: Completion, row: dict[str, Any]
                ) -> tuple[Completion | str, Assembly]:

@@ -465,6 +465,8 @@ def _answer_line(r: Mapping[str, Any]) -> str:
     extra = ""
     if r.get("guard", {}).get("regenerated"):
         extra = f" (regenerated; first answer: {r['guard']['first_answer'].strip()[:400]!r})"
+    if r.get("partial"):  # a cut answer: what it says so far, not counted
+        extra += f" (cut at the token limit; the part written reads as `{r['partial']['verdict']}`)"
     return f"- **{r['question']} / {r['condition']}** → `{r.get('verdict') or r.get('status')}`: {ans}{extra}"
 
 
