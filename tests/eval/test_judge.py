@@ -68,6 +68,19 @@ def test_outdated_cue_in_the_next_sentence_marks_the_stale_claim() -> None:
     assert j.verdict == "surfaced" and all(h.status == "marked" for h in j.stale)
 
 
+@pytest.mark.parametrize(("answer", "verdict"), [
+    # the verdict the reader acts on is the current one; the stale rule only in the reasons after it
+    ("No, it does not carry over: you can carry up to a week over if you just ask.", "current"),
+    ("No. Unused PTO is forfeited. Up to a week carries over if you ask.", "current"),
+    # its neighbours: the stale verdict, no verdict at all, a conflict named
+    ("Yes, up to a week carries over if you ask; unused PTO is forfeited.", "stale"),
+    ("Unused PTO is forfeited. Up to a week carries over if you just ask.", "confused"),
+    ("No. The Slack thread said up to a week carries over, but it has expired: unused PTO is forfeited.", "surfaced"),
+])
+def test_an_opening_current_verdict_is_what_the_reader_acts_on(answer: str, verdict: str) -> None:
+    assert judge(answer, PTO).verdict == verdict, judge(answer, PTO).to_dict()
+
+
 def test_optional_surfaced_patterns_name_the_conflict() -> None:
     t = TrapQuestion("t", "q?", "2026-06-01", ("a",), current=(r"\bblue\b",), stale=(r"\bred\b",),
                      surfaced=(r"two answers",))

@@ -6,7 +6,9 @@ Verdicts (what the seed measured):
 - `surfaced`: both appear, and the stale one is marked as outdated/informal wherever it is stated, or the
   conflict is named in words.
 - `confused`: both appear and nothing says which one holds, or the stale rule is stated plainly as an answer
-  in one place and marked only in another (the reader is left with two answers).
+  in one place and marked only in another (the reader is left with two answers). A yes/no answer that opens
+  with the current verdict is `current` whatever its reasons repeat of the stale rule ("No, you cannot put it
+  through: the discount covers family up to five pets"): the verdict is what the reader acts on, either way.
 - `none`: neither is asserted (a refusal, an off-topic answer, or only a marked-as-outdated mention).
 
 Quoting or negating a record is not asserting it: a stale match is *marked* when its sentence carries an
@@ -298,6 +300,8 @@ def judge(answer: str, trap: TrapQuestion) -> Judgement:
     else:
         has_cur = opening is not None or any(h.status == "asserted" for h in cur)
         verdict, reason = _verdict(has_cur, mentioned, said, named)
+        if verdict == "confused" and opening is not None:  # the user acts on the verdict (the current one here)
+            verdict, reason = "current", "opens with the current yes/no; the stale rule only in what follows"
     flags = named or bool(_FLAGS.search(answer))
     return Judgement(verdict, tuple(cur), tuple(stale), named, reason, flags,
                      verdict == "none" and is_refusal(answer))
