@@ -27,6 +27,7 @@ from evidencepack.eval.experiments import (
     repair_message,
 )
 from evidencepack.eval.report import trap_metrics, trap_report
+from evidencepack.eval.report_html import trap_report_html
 from evidencepack.render.layout import VARIANTS
 
 ALL = "flat,structured,structured+guard,structured+exclude"
@@ -110,6 +111,7 @@ def test_a_cut_answer_keeps_what_it_says_so_far_apart_from_the_rates(tmp_path: P
     assert row["partial"]["verdict"] == "stale" and row["partial"]["notes"]  # the weak records were withheld
     assert trap_metrics([row])["default"]["stale"]["n"] == 0
     assert "the part written reads as `stale`" in trap_report([row], {"model": "scripted"})
+    assert "the part written reads as stale (not counted)" in trap_report_html([row], {"model": "scripted"})
 
 
 def test_unknown_condition_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -170,6 +170,9 @@ def _trap_answer(r: Mapping[str, Any]) -> str:
     the guard said about it."""
     cls, text = _VERDICT.get(_verdict_key(r), ("none", str(_verdict_key(r))))
     extra = _judge_details(r.get("judgement") or {})
+    if r.get("partial"):  # a cut answer: what it says so far, not counted
+        extra.append(f"<p>Cut at the token limit; the part written reads as {esc(r['partial']['verdict'])} (not "
+                     "counted).</p>")
     if "llm_verdict" in r:
         extra.append(f"<p>LLM judge: {esc(r.get('llm_verdict') or 'unparsed')}</p>")
     if r.get("citation"):
