@@ -13,10 +13,10 @@ a cheaper layout leaves room for more). The presets are the layouts the evaluati
   (`on_flagged="redact"`). It became the default by a rule written before the sets that decided it: on six trap
   sets written blind (125 questions, read by hand, first answers) it beat `structured` on current-correct on
   both small models (1.5B 104 against 66, 0.5B 58 against 55) with no more refusals (0 against 0 and 2), and on
-  the ninth set alone (13 against 11, 12 against 7); on two sets written after the switch, 15 and 16 against 11
-  and 13 on the 1.5B, 10 and 10 against 7 and 11 on the 0.5B. On the injection splits it was obeyed 0 times on
-  both models, and without the scan's cut its rule form alone held them to 5-9 % of attacked tasks (59-80 % for
-  `structured`).
+  the ninth set alone (13 against 11, 12 against 7); on three sets written after the switch, 15, 16 and 17
+  against 11, 13 and 13 on the 1.5B, 10, 10 and 10 against 7, 11 and 9 on the 0.5B. On the injection splits it
+  was obeyed 0 times on both models, and without the scan's cut its rule form alone held them to 5-9 % of attacked
+  tasks (59-80 % for `structured`).
 - `structured`: the default before that, pinned: the same blocks, seating and lines, the conflict surfaced to the
   model (`conflict_policy="surface"`: every record shown, a notice of the conflict above them), no answer form. On
   both small models it gave the fewest stale answers and the most current-correct ones of any layout without an
