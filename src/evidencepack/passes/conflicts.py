@@ -107,8 +107,7 @@ class Withholding:
         # the embedding-grouped records selected so far, by key (their order of selection): their vectors, and
         # single-link groups as a union-find whose roots hold the members
         self._vectors = KeptVectors()
-        self._count = 0
-        self._parent: dict[int, int] = {}
+        self._parent: dict[int, int] = {}  # every key kept so far: keys are 0, 1, 2, ... in order of selection
         self._members: dict[int, list[Candidate]] = {}
         self._proposed: tuple[Candidate, set[int]] | None = None  # the last proposal's linked roots
 
@@ -131,7 +130,7 @@ class Withholding:
             self._topics.setdefault(cand.record.topic, []).append(cand)
         elif cand.record.embedding is not None and self._threshold is not None:
             roots = self._linked_roots(cand)
-            key, self._count = self._count, self._count + 1
+            key = len(self._parent)
             self._vectors.add(key, cand.record.embedding)
             self._parent[key] = key
             self._members[key] = [cand, *(c for root in sorted(roots) for c in self._members.pop(root))]

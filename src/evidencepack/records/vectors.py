@@ -254,15 +254,14 @@ class _Shelf:
 
     def ready(self, rows: npt.NDArray[np.intp], dim: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         """The unit rows, with `rows` among those computed."""
-        self._room(dim)
-        assert self.unit is not None and self.unsafe is not None and self.done is not None
-        todo = rows[~self.done[rows]]
+        unit, unsafe, done = self._room(dim)
+        todo = rows[~done[rows]]
         if todo.size:
             vectors = [self.vectors[r] for r in todo.tolist()]
             computed = _unit_rows(vectors, dim)
             if computed is None:  # a value beyond float range: `cosine` decides each pair with these
-                self.unit[todo], self.unsafe[todo] = 0.0, True
+                unit[todo], unsafe[todo] = 0.0, True
             else:
-                self.unit[todo], self.unsafe[todo] = computed
-            self.done[todo] = True
-        return self.unit, self.unsafe
+                unit[todo], unsafe[todo] = computed
+            done[todo] = True
+        return unit, unsafe
