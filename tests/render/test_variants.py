@@ -15,7 +15,15 @@ from evidencepack.data.demo import DEMO_KEY, demo_records
 from evidencepack.errors import OptionError
 from evidencepack.options import Options
 from evidencepack.render import read_blocks
-from evidencepack.render.guidance import ANSWER_FORMS, EXAMPLE, REMINDER, RULE_FORM, SCAFFOLD, STATED_EXCEPTIONS
+from evidencepack.render.guidance import (
+    ANSWER_FORMS,
+    EXAMPLE,
+    REMINDER,
+    RULE_FORM,
+    RULE_FORM_EXAMPLES,
+    SCAFFOLD,
+    STATED_EXCEPTIONS,
+)
 from evidencepack.tokens.tokenizers import get_tokenizer
 from flat import grouped
 from reached import count_reached, reached
@@ -119,6 +127,35 @@ def test_example_goes_to_the_system_prompt_in_the_scaffold_form_when_both_are_on
     assert prose.startswith(demo().system) and "library closes at 8 pm [S2]. The sources disagree" in prose
     assert "[S2].\nConflicts: The sources disagree" in form
     assert "library" in EXAMPLE.template and "library" not in QUESTION.lower()  # neutral content
+
+
+def test_example_takes_the_rule_form_shape_with_a_no_and_a_yes_when_the_rule_form_is_on() -> None:
+    """With the rule form, the example is the form's own pair (a "No" then a "Yes", each a Rule and an Answer
+    line), not the general example, whose answer has no Rule line; the general example is unchanged elsewhere."""
+    plain = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY)
+    shown = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY,
+                     layout=Layout.preset("default").with_variants("example"))
+    assert shown.user == plain.user and shown.system.startswith(plain.system)
+    added = shown.system[len(plain.system):]
+    assert added == "\n\n" + RULE_FORM_EXAMPLES.substitute(prefix="S") and "library" not in added
+    answers = [line for line in added.splitlines() if line.startswith("Answer: ")]
+    assert [a.split(".")[0] for a in answers] == ["Answer: No", "Answer: Yes"]
+    assert added.count("\nRule: ") == 2 and all(a.endswith("[S1].") for a in answers)
+    assert "sailing" not in QUESTION.lower() and "dinghy" not in QUESTION.lower()  # neutral content
+    other = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY,
+                     layout=Layout.preset("default").with_variants("example", "quote-form"))
+    assert "library closes at 8 pm [S2]" in other.system  # a form without its own examples: the general one
+    assert ANSWER_FORMS["rule_form"].example is RULE_FORM_EXAMPLES
+
+
+def test_minimal_headers_keep_the_handles_and_carry_the_title_only() -> None:
+    a = assemble(RECORDS, QUESTION, as_of=AS_OF, boundary_key=DEMO_KEY,
+                 layout=Layout.preset("default").with_variants("minimal"))
+    blocks = read_blocks(a.user, a.boundary, a.format)
+    assert [b.handle for b in blocks] == [m.handle for m in a.manifest] and blocks
+    headers = [line for line in a.user.splitlines() if line.startswith(f"<<<{a.boundary} BEGIN")]
+    assert headers and all(" · " not in h and "authoritative" not in h for h in headers)
+    assert a.report.settings["profile"] == "minimal"
 
 
 def test_notice_beside_the_question_sits_after_the_last_block() -> None:

@@ -40,8 +40,9 @@ switch it on and measure it; nothing in the wording names a model, a corpus or a
 - `action_form`: the rule form whose answer line asks what the person asking should do, as the rule decides it,
   instead of "the answer to the question": the 1.5B model's stale answers under `rule_form` mostly wrote the
   current rule and then "Answer: Yes, you can <the question's own action>", echoing the question's framing.
-- `example`: one worked example of a cited, conflict-naming answer, on made-up content unrelated to any
-  question (a library's opening hours), appended to the system prompt.
+- `example`: worked examples appended to the system prompt, on made-up content unrelated to any question: in the
+  answer form's shape when the form has its own (`rule_form`: a "No" whose question hopes for a "Yes", then a
+  "Yes"), else one cited, conflict-naming answer (a library's opening hours).
 
 The texts are templates over the handle prefix only, so they cost the same for every request and are counted
 with the question (reminder, scaffold) or the system prompt (example).
@@ -108,16 +109,39 @@ EXCEPTION_FORM = Template(
     "Answer: <the answer to the question, as that rule decides it for that situation>")
 
 
+#: The rule form's worked examples (the `example` option with `rule_form`): one "No" whose question hopes for a
+#: "Yes" on a circumstance the rule does not allow, and one "Yes", each written in the form, on made-up content.
+#: Small models answering in the rule form wrote the current rule and then the question's own "Yes"; the examples
+#: show a verdict taken from the rule rather than from the question's framing, both ways.
+RULE_FORM_EXAMPLES = Template(
+    "Two examples of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
+    "Sources: [${prefix}1] (the sailing club's rules, authoritative, current) \"Dinghies go out only when the "
+    "safety boat is on the water.\"\n"
+    "Question: The safety boat is ashore for a repair, but the wind is light and I have sailed for years. Can I "
+    "take a dinghy out for an hour?\n"
+    "Rule: Dinghies go out only when the safety boat is on the water [${prefix}1].\n"
+    "Answer: No. The safety boat is ashore, so no dinghy goes out, however light the wind or experienced the "
+    "sailor [${prefix}1].\n"
+    "Sources: [${prefix}1] (the sailing club's rules, authoritative, current) \"Members may borrow a club "
+    "wetsuit for any session; it is returned rinsed the same day.\"\n"
+    "Question: I only joined last week. Am I allowed to borrow one of the club wetsuits for Saturday's session?\n"
+    "Rule: Members may borrow a club wetsuit for any session and return it rinsed the same day [${prefix}1].\n"
+    "Answer: Yes. You are a member, so you may borrow one for Saturday; return it rinsed the same day "
+    "[${prefix}1].")
+
+
 @dataclass(frozen=True)
 class AnswerForm:
     """One answer form: its command-line flag and help, its text after the question (None: rendered
-    elsewhere, as `conflict_form` is, from the conflict groups), and the labels of the lines it asks for before the
-    verdict ("Rule" for "Rule: ...", none when the answer comes first)."""
+    elsewhere, as `conflict_form` is, from the conflict groups), the labels of the lines it asks for before the
+    verdict ("Rule" for "Rule: ...", none when the answer comes first), and its worked examples for the `example`
+    option (None: the general example, whose answer does not take the form's shape)."""
 
     flag: str
     help: str
     template: Template | None
     leads: tuple[str, ...] = ()
+    example: Template | None = None
 
 
 #: Every answer form (`Layout.answer_form`), in the order the settings list them. A new form is one entry here
@@ -128,7 +152,8 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
     "conflict_form": AnswerForm("--conflict-form", "put the conflict groups in an answer form after the question "
                                 "(instead of the notice above the sources)", None),
     "rule_form": AnswerForm("--rule-form", "ask for an answer form: the current authoritative source's rule with "
-                            "its handle, then the answer as that rule decides it", RULE_FORM, leads=("Rule",)),
+                            "its handle, then the answer as that rule decides it", RULE_FORM, leads=("Rule",),
+                            example=RULE_FORM_EXAMPLES),
     "quote_form": AnswerForm("--quote-form", "ask for an answer form: the current authoritative source's deciding "
                              "sentence copied word for word with its handle, then the answer as it decides it",
                              QUOTE_FORM, leads=("Quote",)),
@@ -228,7 +253,12 @@ def after_question(prefix: str, *, reminder: bool, answer_form: str | None, rule
     return "".join("\n\n" + p for p in parts)
 
 
-def example(prefix: str, *, scaffold: bool = False) -> str:
-    """The worked example, with its leading break, for the end of the system prompt; with the scaffold on,
-    its answer takes the scaffold's form, so the two never show the model different shapes."""
+def example(prefix: str, answer_form: str | None = None) -> str:
+    """The worked example, with its leading break, for the end of the system prompt: the answer form's own examples
+    when it has them; with the scaffold on, the general example's answer takes the scaffold's form, so the two
+    never show the model different shapes."""
+    own = ANSWER_FORMS[answer_form].example if answer_form is not None else None
+    if own is not None:
+        return "\n\n" + own.substitute(prefix=prefix)
+    scaffold = answer_form == "scaffold"
     return "\n\n" + EXAMPLE.substitute(prefix=prefix, conflict_break="\nConflicts: " if scaffold else " ")

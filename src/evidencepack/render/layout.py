@@ -168,8 +168,9 @@ class Layout:
                              "authoritative source that shares most words with the question, with its handle (the "
                              "assembler points at the rule that decides, against the yes-bias of small models)",
                              cli="switch")
-    example: bool = option(False, "add a worked example of a cited, conflict-naming answer to the system prompt",
-                           cli="switch")
+    example: bool = option(False, "add worked examples to the system prompt: in the answer form's shape when the "
+                           "form has its own (rule_form: a \"No\" and a \"Yes\"), else one cited, conflict-naming "
+                           "answer", cli="switch")
     system_template: str | None = option(
         None, "a custom system prompt (string.Template: $boundary, $as_of, $prefix, $conflict_rule, $abstain_rule; "
         "on the command line a file)", cli="file")
@@ -302,8 +303,7 @@ class Layout:
         template = Template(self.system_template) if self.system_template is not None else None
         text = system_prompt(template, boundary=boundary, as_of=as_of, prefix=self.handle_prefix,
                              conflict_policy=self.conflict_policy, flat=not self.has_blocks, abstain=self.abstain)
-        scaffold = self.form == "scaffold"
-        return text + example(self.handle_prefix, scaffold=scaffold) if self.example else text
+        return text + example(self.handle_prefix, self.form) if self.example else text
 
     def after_question(self) -> str:
         """What follows the question: the variants that are on (in the flat format only `stated_exceptions`,
@@ -320,7 +320,8 @@ VARIANTS: dict[str, Mapping[str, Any]] = {
     "reminder": {"reminder": True},  # the instructions restated after the question
     # every answer form (`guidance.ANSWER_FORMS`), named by its flag: `--rule-form` is `+rule-form`
     **{form.flag.removeprefix("--"): {"answer_form": name} for name, form in FORMS.items()},
-    "example": {"example": True},  # one worked, cited, conflict-naming answer on made-up content
+    "example": {"example": True},  # worked answers on made-up content, in the answer form's shape if it has one
+    "minimal": {"profile": "minimal"},  # headers carry the document title only (handles kept)
     "notice-question": {"notice_placement": "question"},  # the notice after the sources, by the question
     "directive": {"notice_style": "directive"},  # the notice says what to do with the facts it states
     "authority-edges": {"order": "edges-authority"},  # current record on an edge, stale ones in the middle
