@@ -178,3 +178,26 @@ def test_a_modal_verdict_on_a_forms_answer_line_is_read(question: str, answer: s
 ])
 def test_a_modal_that_restricts_names_another_action_or_stands_outside_a_form_is_not_read(answer: str) -> None:
     assert kinds(answer) == []
+
+
+@pytest.mark.parametrize("answer", [
+    # a modal in a clause that sets a condition is not the verdict ("before you can ...")
+    "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Dana needs the travel desk's approval of 2.5 days "
+    "before she can rent the SUV.",
+    "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Book with the travel desk before you can rent the SUV.",
+])
+def test_a_modal_in_a_conditional_clause_is_not_read_as_the_verdict(answer: str) -> None:
+    assert kinds(answer) == []
+
+
+def test_the_check_and_the_judge_read_the_same_first_sentence() -> None:
+    """An echo of the question is skipped and a decimal point ends no sentence: both readers take the sentence
+    `guidance.verdict_sentence` gives, and the finding points into it."""
+    from evidencepack.render.guidance import verdict_sentence
+
+    answer = "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Can I rent an SUV? Yes, rent the 2.5 l SUV."
+    at, first = verdict_sentence(answer)
+    assert first == "Yes, rent the 2.5 l SUV." and answer[at:].startswith(first)
+    (finding,) = [f for f in validate_citations(answer, build()).findings if f.kind == "verdict_against_rule"]
+    assert (finding.start, finding.end) == (at, at + 3)
+    assert verdict_sentence("Answer: ") == (len("Answer: "), "")

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from ..passes.scan import sentence_spans
-from ..render.guidance import OPENING_VERDICT, modal_verdict, verdict_start
+from ..render.guidance import OPENING_VERDICT, modal_verdict, verdict_sentence
 from ..words import STOP_WORDS, WORD, closest_sentence, content_words, stem
 from .model import Finding, Sentence, shorten
 from .severities import Severities
@@ -70,19 +70,11 @@ IMPLICIT_YES = re.compile(r"\W*(?:you|we|i|he|she|they)\s+((?:can|may|could)|(?:
                           re.IGNORECASE)
 
 
-def opening_verdict(text: str) -> re.Match[str] | None:
-    """The opening "yes" or "no" of an answer (group 1), after an answer form's lead line and an answer label."""
-    return OPENING_VERDICT.match(text, verdict_start(text))
-
-
-def _granted(text: str, question: str) -> re.Match[str] | None:
+def _granted(first: str, question: str) -> re.Match[str] | None:
     """An opening grant without "Yes" ("You can take one home") whose sentence shares a content word with the
     question: it grants what was asked, not an alternative ("You can book a compact car" to "Can I rent an SUV?")."""
-    found = IMPLICIT_YES.match(text, verdict_start(text))
-    if found is None:
-        return None
-    sentence = re.split(r"[.!?\n]", text[found.end():], maxsplit=1)[0]
-    return found if content_words(sentence) & content_words(question) else None
+    found = IMPLICIT_YES.match(first)
+    return found if found and content_words(first[found.end():]) & content_words(question) else None
 
 
 def polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -109,18 +101,18 @@ def polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
 def _opening(text: str, question: str) -> tuple[str, int, int, int] | None:
     """(word, start, end, denial_from): the verdict an answer opens with ("yes", "no", or the word that grants
     without "Yes": "can", "may"), where it stands, and where the words it denies are read from: after "No", from
-    a modal denial itself ("cannot go down")."""
-    opening = opening_verdict(text)
+    a modal denial itself ("cannot go down"). Read in the verdict's first sentence, as the judge reads it."""
+    at, first = verdict_sentence(text)
+    opening = OPENING_VERDICT.match(first)
     if opening is not None:
-        return opening.group(1).lower(), opening.start(1), opening.end(1), opening.end(1)
-    start = verdict_start(text)
-    modal = modal_verdict(text, re.split(r"[.!?\n]", text[start:], maxsplit=1)[0], question)
+        return opening.group(1).lower(), at + opening.start(1), at + opening.end(1), at + opening.end(1)
+    modal = modal_verdict(text, first, question)
     if modal is not None:
         word, found = modal
-        at, end = start + found.start(), start + found.end()
-        return (word if word == "no" else found.group(0).lower()), at, end, at
-    grant = _granted(text, question)
-    return (grant.group(1).lower(), grant.start(1), grant.end(1), grant.end(1)) if grant else None
+        start, end = at + found.start(), at + found.end()
+        return (word if word == "no" else found.group(0).lower()), start, end, start
+    grant = _granted(first, question)
+    return (grant.group(1).lower(), at + grant.start(1), at + grant.end(1), at + grant.end(1)) if grant else None
 
 
 def verdict_findings(text: str, sentences: Sequence[Sentence], index: SourceIndex, levels: Severities

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.guidance import ANSWER_LABEL, OPENING_VERDICT, modal_verdict, verdict_start
+from ..render.guidance import ANSWER_LABEL, OPENING_VERDICT, SENTENCE_BREAK, modal_verdict, verdict_sentence
 from .backends import Backend, Sampling
 from .cache import AnswerCache, cached_complete
 from .datasets import TrapQuestion
@@ -111,7 +111,6 @@ _FLAGS = re.compile(
     re.IGNORECASE,
 )
 _ANAPHOR = re.compile(r"^\W*(?:however|but|that|this|these|those|it|note|although|though)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9*\-•])|\n+")
 _CLAUSE = re.compile(r"[,;:—–()]|\s-\s|\bbut\b|\bhowever\b", re.IGNORECASE)
 NEG_WINDOW = 5  # words before a stale match in which a negator unasserts it
 
@@ -157,7 +156,7 @@ class Judgement:
 def sentences(text: str) -> list[str]:
     """Split an answer into sentences (and list items), keeping it cheap and deterministic. A sentence that
     asks a question (an echo of the user's) asserts nothing: it is kept out."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip() and not s.strip().endswith("?")]
+    return [s.strip() for s in SENTENCE_BREAK.split(text) if s and s.strip() and not s.strip().endswith("?")]
 
 
 def _conflict_lines(text: str) -> list[str]:
@@ -313,7 +312,7 @@ def judge_unanswerable(answer: str, trap: TrapQuestion) -> Judgement:
     sources do not mention contractors."): `invented`, unless the clause it opens is the refusal ("No, the sources
     do not say"). A refusal that goes on to give a neighbouring fact the records do state is still `abstained`; the
     `neighbour` hits say whether a nearby value appears at all, and with `invented` that value was transplanted."""
-    first = next(iter(sentences(answer[verdict_start(answer):])), "")  # `rule_form`'s "Rule:" line aside
+    first = verdict_sentence(answer)[1]  # `rule_form`'s "Rule:" line aside
     answer = _ANSWER_LABEL.sub("", answer)
     sents = sentences(answer)
     near = tuple(Hit(p, m.group(0), i, "negated" if _negated(sents[i], m.start(), NEG_WINDOW) else "stated")
@@ -343,8 +342,7 @@ def _opening_word(answer: str, trap: TrapQuestion) -> str | None:
     if trap.verdict_word is None:
         return None
     # an answer form's "Rule: ..." (`rule_form`) or "Quote: ..." (`quote_form`) line comes before the verdict
-    start = verdict_start(answer)
-    first = next(iter(sentences(answer[start:])), "")
+    first = verdict_sentence(answer)[1]
     m = OPENING_VERDICT.match(first)
     if m:
         return m.group(1).lower()

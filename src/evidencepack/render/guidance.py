@@ -204,6 +204,26 @@ def verdict_start(answer: str) -> int:
     return later.end() if later else at
 
 
+#: Where one sentence (or list item) of an answer ends and the next begins: the judge and the verdict check split
+#: answers the same way, so the two never read a different first sentence.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9*\-•])|\n+")
+
+
+def verdict_sentence(answer: str) -> tuple[int, str]:
+    """(where it starts, the sentence) of the verdict's first sentence, stripped: the first after `verdict_start`
+    that does not ask a question (an echo of the user's asserts nothing); (len(answer), "") when there is none."""
+    start = verdict_start(answer)
+    rest, at = answer[start:], 0
+    for brk in [*SENTENCE_BREAK.finditer(rest), None]:
+        end = brk.start() if brk is not None else len(rest)
+        piece = rest[at:end]
+        sentence = piece.strip()
+        if sentence and not sentence.endswith("?"):
+            return start + at + len(piece) - len(piece.lstrip()), sentence
+        at = brk.end() if brk is not None else end
+    return len(answer), ""
+
+
 #: An answer form's "Answer:" label right before the verdict (`verdict_start` stopped after it).
 _ANSWER_LABEL_ENDS = re.compile(r"answer[ \t*_]*:[ \t*_]*\Z", re.IGNORECASE)
 #: A modal that denies or grants the action after it; the denials are read first, so "cannot" is never a "can".
@@ -219,10 +239,14 @@ def modal_verdict(answer: str, first: str, question: str) -> tuple[str, re.Match
     of `first`, the line's first sentence, grants or denies the asked action with a modal ("Answer: Gary can go
     down on his own."): the form puts the answer there by construction. None when the answer has no such label,
     the modal restricts ("may drive only for ...") or names another action (no content word of the question in
-    the words after it: "can collect a key instead"). The judge and `verdict_against_rule` both read it here."""
+    the words after it: "can collect a key instead"). A modal after a comma, "if", "but", or "before", "until",
+    "once" and a subject ("before you can let swimmers in") is in a clause that sets a condition, not the verdict;
+    "after a misconnect can still gate-tag" is not such a clause. The judge and `verdict_against_rule` both read
+    it here."""
     if not _ANSWER_LABEL_ENDS.search(answer[:verdict_start(answer)]):
         return None
-    clause = re.split(r"[,;:(]|\b(?:but|unless|if|as long as|provided)\b", first, maxsplit=1)[0]
+    clause = re.split(r"[,;:(]|\b(?:but|unless|if|as long as|provided)\b|\b(?:before|after|until|till|once|so that)"
+                      r"\s+(?=(?:you|i|we|he|she|they|it|someone|anyone)\b)", first, maxsplit=1, flags=re.IGNORECASE)[0]
     modal = MODAL_DENIES.search(clause) or MODAL_GRANTS.search(clause)
     if modal is None:
         return None
