@@ -6,7 +6,8 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-BALANCED = ("holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12")
+BALANCED = ("holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "holdout11", "holdout12",
+            "holdout13")
 OLDER = ("holdout3", "holdout4", "holdout_it")
 
 
