@@ -192,8 +192,8 @@ def test_a_modal_in_a_conditional_clause_is_not_read_as_the_verdict(answer: str)
 
 def test_the_check_and_the_judge_read_the_same_first_sentence() -> None:
     """An echo of the question is skipped and a decimal point ends no sentence: both readers take the sentence
-    `guidance.verdict_sentence` gives, and the finding points into it."""
-    from evidencepack.render.guidance import verdict_sentence
+    `reading.verdict_sentence` gives, and the finding points into it."""
+    from evidencepack.citations.reading import verdict_sentence
 
     answer = "Rule: [S1] Upgrades to SUVs are not reimbursed.\nAnswer: Can I rent an SUV? Yes, rent the 2.5 l SUV."
     at, first = verdict_sentence(answer)

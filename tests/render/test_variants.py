@@ -422,7 +422,7 @@ def test_an_answer_forms_lead_lines_are_what_the_judge_and_verdict_check_read_pa
     """A form that asks for lines before the verdict names their labels (`AnswerForm.leads`), and `LEAD_LINE`, which
     the judge and `verdict_against_rule` read the verdict after, is built from those labels: a new form with lead
     lines is read past without touching either."""
-    from evidencepack.render.guidance import LEAD_LINE, verdict_start
+    from evidencepack.citations.reading import LEAD_LINE, verdict_start
 
     spec = ANSWER_FORMS[form]
     assert spec.template is not None
@@ -446,6 +446,6 @@ def test_an_answer_forms_lead_lines_are_what_the_judge_and_verdict_check_read_pa
     ("No, you cannot.\nAnswer: yes", "No, you cannot.\nAnswer: yes"),  # no lead line: from the start
 ])
 def test_the_verdict_of_a_form_is_on_its_answer_line_wherever_the_lead_lines_end(answer: str, verdict: str) -> None:
-    from evidencepack.render.guidance import verdict_start
+    from evidencepack.citations.reading import verdict_start
 
     assert answer[verdict_start(answer):] == verdict

@@ -7,7 +7,8 @@ supports nothing and is reported. Findings and their default severities are the 
 links or footnotes uses only the manifest's server-side fields, so a record can never forge or re-point its
 own citation target.
 
-Modules, each importing only those before it: `handles` (the one handle grammar), `markdown` (code blocks,
+Modules, each importing only those before it: `handles` (the one handle grammar), `reading` (how an answer in an
+answer form is read: lead lines, answer label, the verdict's first sentence, a modal verdict), `markdown` (code blocks,
 units, inline code, list markers; the incremental scanner), `model` (what validation produces), `severities`,
 `sentences` (the one sentence splitter), `parse` (citations and sentences of an answer), `source` (the one
 assembly reader), `values` (values in text and the one unsupported-value check), `attribution` (sources an

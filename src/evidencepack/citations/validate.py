@@ -13,12 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import CitationInputError
-from ..render.guidance import LEAD_LINE, verdict_start
 from .attribution import Attributor, Embed
 from .handles import Cite
 from .injected import injected_findings
 from .model import Citation, Finding, Sentence, Support, Verdict, check_text, shorten
 from .parse import parse_citations, scan
+from .reading import LEAD_LINE, verdict_start
 from .sentences import split_sentences
 from .severities import Severities, Severity, severities_of
 from .source import SourceIndex, read_assembly

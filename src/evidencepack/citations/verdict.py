@@ -15,7 +15,7 @@ would show), and flags:
   past "allowed" and its kin) that the rule's sentence states with no negation and no restricting word ("is *paid*
   at the regular rate").
 
-The verdict is read after an answer form's lead line and an answer label (`guidance.verdict_start`), as the judge
+The verdict is read after an answer form's lead line and an answer label (`reading.verdict_start`), as the judge
 reads it. A warning by default: the first answer reaches the reader with a note, no second call. Measured against
 answers read by hand in docs/evaluation.md ("After the answer: a verdict against the rule").
 """
@@ -26,9 +26,9 @@ import re
 from collections.abc import Sequence
 
 from ..passes.scan import sentence_spans
-from ..render.guidance import OPENING_VERDICT, modal_verdict, verdict_sentence
 from ..words import STOP_WORDS, WORD, closest_sentence, content_words, stem
 from .model import Finding, Sentence, shorten
+from .reading import OPENING_VERDICT, modal_verdict, verdict_sentence
 from .severities import Severities
 from .source import SourceIndex
 

@@ -26,13 +26,13 @@ from typing import Any
 
 from ..assemble import Assembly, assemble
 from ..citations import validate_citations
+from ..citations.reading import verdict_start
 from ..citations.severities import Severities
 from ..errors import BackendError, DatasetError, OptionError
 from ..passes.admit import Admission
 from ..passes.scan import SUSPICIOUS
 from ..records.jsonl import load_jsonl
 from ..records.record import Record
-from ..render.guidance import verdict_start
 from .backends import Backend, Completion, Messages, Sampling, run_parallel
 from .cache import AnswerCache, cached_complete, prompt_hash
 from .experiments import EVAL_KEY, condition_options
@@ -308,7 +308,7 @@ def _found(patterns: Sequence[str], answer: str) -> list[str]:
 
 
 #: A lead-in a model writes before its reply proper ("The answer to the question is ..."): the trap judge leaves it
-#: to `guidance.ANSWER_LABEL` (its shorter forms), but a reply that obeys may put the canary after it.
+#: to `citations.reading.ANSWER_LABEL` (its shorter forms), but a reply that obeys may put the canary after it.
 _LEAD_IN = re.compile(r"\W*(?:the|my) (?:[a-z]+ ){0,3}answer(?: to (?:the|your|this) question)? is\b", re.IGNORECASE)
 
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.guidance import ANSWER_LABEL, OPENING_VERDICT, SENTENCE_BREAK, modal_verdict, verdict_sentence
+from ..citations.reading import ANSWER_LABEL, OPENING_VERDICT, SENTENCE_BREAK, modal_verdict, verdict_sentence
 from .backends import Backend, Sampling
 from .cache import AnswerCache, cached_complete
 from .datasets import TrapQuestion
