@@ -11,7 +11,8 @@ unchanged since the sixth: out of sample for every shape, the grant included) an
 set, read after the verdict came to be read on a form's Answer line wherever its lead lines end: out of sample) and
 `ninth-by-hand.jsonl` (the ninth set, written after every change: out of sample) and `tenth-by-hand.jsonl` (the
 tenth set, written after the default changed: out of sample) and `eleventh-by-hand.jsonl` (likewise) and
-`twelfth-by-hand.jsonl` (written after the check came to read a form's modal Answer line: out of sample).
+`twelfth-by-hand.jsonl` (written after the check came to read a form's modal Answer line: out of sample) and
+`thirteenth-by-hand.jsonl` (written after the check and the judge came to read one first sentence: out of sample).
 Positives are answers read as
 `stale`; false alarms are answers read as `current` or `surfaced` that the check flags. Each row's assembly is
 rebuilt from its trap set, its corpus and its condition (`TrapRun.assembly`), and the answer is validated with
@@ -54,14 +55,16 @@ SETS: dict[str, tuple[str, str | None, str | None]] = {
     "tenth": ("tenth", "holdout10_traps.jsonl", "holdout10_corpus.jsonl"),
     "eleventh": ("eleventh", "holdout11_traps.jsonl", "holdout11_corpus.jsonl"),
     "twelfth": ("twelfth", "holdout12_traps.jsonl", "holdout12_corpus.jsonl"),
+    "thirteenth": ("thirteenth", "holdout13_traps.jsonl", "holdout13_corpus.jsonl"),
 }
 #: The sets written after the check's shapes (out of sample for both models), and what their row says of them.
 LATER = {"sixth": "written and read after the change: out of sample", "seventh": "out of sample for every shape",
          "eighth": "out of sample", "ninth": "out of sample", "tenth": "out of sample",
-         "eleventh": "out of sample", "twelfth": "out of sample, the modal Answer-line reading included"}
+         "eleventh": "out of sample", "twelfth": "out of sample, the modal Answer-line reading included",
+         "thirteenth": "out of sample, read with one first sentence for the judge and the check"}
 LABELS = ("shown-by-hand.jsonl", "fifth-by-hand.jsonl", "sixth-by-hand.jsonl", "seventh-by-hand.jsonl",
           "eighth-by-hand.jsonl", "ninth-by-hand.jsonl", "tenth-by-hand.jsonl",
-          "eleventh-by-hand.jsonl", "twelfth-by-hand.jsonl")
+          "eleventh-by-hand.jsonl", "twelfth-by-hand.jsonl", "thirteenth-by-hand.jsonl")
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
