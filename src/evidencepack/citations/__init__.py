@@ -8,17 +8,17 @@ links or footnotes uses only the manifest's server-side fields, so a record can 
 own citation target.
 
 Modules, each importing only those before it: `handles` (the one handle grammar), `reading` (how an answer in an
-answer form is read: lead lines, answer label, the verdict's first sentence, a modal verdict), `markdown` (code blocks,
-units, inline code, list markers; the incremental scanner), `model` (what validation produces), `severities`,
-`sentences` (the one sentence splitter), `parse` (citations and sentences of an answer), `source` (the one
-assembly reader), `values` (values in text and the one unsupported-value check), `attribution` (sources an
-uncited sentence's content matches), `validate`, `resolve` (links, footnotes), `policies` (enforce, strip,
-regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources), `notes` (conflict
-notes for the reader when the model did not name a conflict; `withheld_note` for the sources a retry left out;
-`transplant_note` for a value the sources give only for something else; `verdict_note` for a "Yes" or a "No" against
-the rule that decides; `injection_note` for an answer that may have followed planted text), `stream`. With
-`attribute=True` the validator gives uncited sentences the sources their content matches (`attribution`) and
-reports that support apart from what the model wrote (`Verdict.support`).
+answer form is read: lead lines, answer label, the verdict's first sentence, a modal verdict), `markdown` (code
+blocks, units, inline code, list markers; the incremental scanner), `model` (what validation produces),
+`severities`, `sentences` (the sentence splitter of the citation checks), `parse` (citations and sentences of an
+answer), `source` (the one assembly reader), `values` (values in text and the one unsupported-value check),
+`attribution` (sources an uncited sentence's content matches), `validate`, `resolve` (links, footnotes), `policies`
+(enforce, strip, regenerate, the shared repair prompt, and `withhold` for a retry without misleading sources),
+`notes` (conflict notes for the reader when the model did not name a conflict; `withheld_note` for the sources a
+retry left out; `transplant_note` for a value the sources give only for something else; `verdict_note` for a "Yes"
+or a "No" against the rule that decides; `injection_note` for an answer that may have followed planted text),
+`stream`. With `attribute=True` the validator gives uncited sentences the sources their content matches
+(`attribution`) and reports that support apart from what the model wrote (`Verdict.support`).
 """
 
 from .handles import Cite, Grammar

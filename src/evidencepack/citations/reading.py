@@ -44,8 +44,10 @@ def verdict_start(answer: str) -> int:
     return later.end() if later else at
 
 
-#: Where one sentence (or list item) of an answer ends and the next begins: the judge and the verdict check split
-#: answers the same way, so the two never read a different first sentence.
+#: Where one sentence (or list item) of an answer ends and the next begins, for the verdict: the judge and the verdict
+#: check split answers the same way, so the two never read a different first sentence. Coarser than `sentences`
+#: (no abbreviations, a citation after a full stop starts the next piece); every published verdict was judged with
+#: this split, so moving the judge to `sentences` would be a judge change, re-judged and published as one.
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9*\-•])|\n+")
 
 
