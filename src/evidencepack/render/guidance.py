@@ -108,6 +108,19 @@ EXCEPTION_FORM = Template(
     "Answer: <the answer to the question, as that rule decides it for that situation>")
 
 
+#: The general worked example (the `example` option with a form that has no examples of its own): one cited,
+#: conflict-naming answer; the scaffold's own example is the same answer in the scaffold's shape.
+_EXAMPLE_TEXT = (
+    "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
+    "Sources: [${prefix}1] (a chat post, informal, EXPIRED) \"The library stays open until 10 pm on Fridays.\" "
+    "[${prefix}2] (the library's rules, authoritative, current) \"The library closes at 8 pm every day.\"\n"
+    "Question: When does the library close on Fridays?\n"
+    "Answer: The library closes at 8 pm [${prefix}2].${conflict_break}The sources disagree: ${prefix}1 says "
+    "10 pm, but it is an informal post that has expired; ${prefix}2 is current and authoritative.")
+EXAMPLE = Template(Template(_EXAMPLE_TEXT).safe_substitute(conflict_break=" "))
+SCAFFOLD_EXAMPLE = Template(Template(_EXAMPLE_TEXT).safe_substitute(conflict_break="\nConflicts: "))
+
+
 #: The rule form's worked examples (the `example` option with `rule_form`): one "No" whose question hopes for a
 #: "Yes" on a circumstance the rule does not allow, and one "Yes", each written in the form, on made-up content.
 #: Small models answering in the rule form wrote the current rule and then the question's own "Yes"; the examples
@@ -147,7 +160,7 @@ class AnswerForm:
 #: (its option value, flag, settings key, eval variant and text all follow) plus one test.
 ANSWER_FORMS: dict[str, AnswerForm] = {
     "scaffold": AnswerForm("--scaffold", "ask for an answer form: the answer with handles, then a line naming "
-                           "conflicts", SCAFFOLD),
+                           "conflicts", SCAFFOLD, example=SCAFFOLD_EXAMPLE),
     "conflict_form": AnswerForm("--conflict-form", "put the conflict groups in an answer form after the question "
                                 "(instead of the notice above the sources)", None),
     "rule_form": AnswerForm("--rule-form", "ask for an answer form: the current authoritative source's rule with "
@@ -172,15 +185,6 @@ ANSWER_FORMS: dict[str, AnswerForm] = {
                               ACTION_FORM, leads=("Rule",)),
 }
 
-EXAMPLE = Template(
-    "Example of the expected kind of answer (made-up sources, unrelated to the user's question):\n"
-    "Sources: [${prefix}1] (a chat post, informal, EXPIRED) \"The library stays open until 10 pm on Fridays.\" "
-    "[${prefix}2] (the library's rules, authoritative, current) \"The library closes at 8 pm every day.\"\n"
-    "Question: When does the library close on Fridays?\n"
-    "Answer: The library closes at 8 pm [${prefix}2].${conflict_break}The sources disagree: ${prefix}1 says "
-    "10 pm, but it is an informal post that has expired; ${prefix}2 is current and authoritative.")
-
-
 def after_question(prefix: str, *, reminder: bool, answer_form: str | None, rule_first: bool = False,
                    stated_exceptions: bool = False) -> str:
     """The text that follows the question (empty when every variant is off), with its leading break; an answer
@@ -193,11 +197,7 @@ def after_question(prefix: str, *, reminder: bool, answer_form: str | None, rule
 
 
 def example(prefix: str, answer_form: str | None = None) -> str:
-    """The worked example, with its leading break, for the end of the system prompt: the answer form's own examples
-    when it has them; with the scaffold on, the general example's answer takes the scaffold's form, so the two
-    never show the model different shapes."""
+    """The worked examples, with their leading break, for the end of the system prompt: the answer form's own when
+    it has them (so the example never shows the model another shape than the form asks for), else the general one."""
     own = ANSWER_FORMS[answer_form].example if answer_form is not None else None
-    if own is not None:
-        return "\n\n" + own.substitute(prefix=prefix)
-    scaffold = answer_form == "scaffold"
-    return "\n\n" + EXAMPLE.substitute(prefix=prefix, conflict_break="\nConflicts: " if scaffold else " ")
+    return "\n\n" + (own or EXAMPLE).substitute(prefix=prefix)
